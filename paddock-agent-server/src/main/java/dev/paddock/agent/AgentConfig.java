@@ -1,0 +1,177 @@
+package dev.paddock.agent;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Immutable agent-server settings. Build with {@link #builder()}; every field has a default that
+ * suits a sandbox, so {@code AgentConfig.builder().build()} is a working (unauthenticated,
+ * loopback-only) server.
+ *
+ * @param host address to bind; loopback unless keys are configured
+ * @param port TCP port; 0 picks a free one (see {@link AgentServer#port()})
+ * @param workspace default working directory of commands
+ * @param fileRoots absolute directories file routes may touch; paths resolving outside are 403
+ * @param eventsDir where command output is spooled; created if missing
+ * @param sessionKeys accepted session keys (digests only); empty means {@code /api} is open
+ * @param adminKeys keys for the admin routes (key rotation); empty disables them
+ * @param defaultTimeout command timeout when a request names none
+ * @param killGrace time between SIGTERM and SIGKILL when a command is stopped
+ * @param outputCapBytes per-stream cap on the output kept for one command
+ * @param maxEvents most bash events kept; the oldest are dropped first
+ * @param maxEventAge events older than this are dropped
+ * @param maxSpoolBytes most bytes of spooled output kept on disk across all commands
+ * @param maxJsonBytes largest JSON request body accepted
+ */
+public record AgentConfig(
+    String host,
+    int port,
+    Path workspace,
+    List<Path> fileRoots,
+    Path eventsDir,
+    KeyRing sessionKeys,
+    KeyRing adminKeys,
+    Duration defaultTimeout,
+    Duration killGrace,
+    long outputCapBytes,
+    int maxEvents,
+    Duration maxEventAge,
+    long maxSpoolBytes,
+    long maxJsonBytes) {
+
+  public AgentConfig {
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(workspace, "workspace");
+    fileRoots = List.copyOf(fileRoots);
+    Objects.requireNonNull(eventsDir, "eventsDir");
+    Objects.requireNonNull(sessionKeys, "sessionKeys");
+    Objects.requireNonNull(adminKeys, "adminKeys");
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be 0..65535, got " + port);
+    }
+    if (!workspace.isAbsolute() || !eventsDir.isAbsolute()) {
+      throw new IllegalArgumentException("workspace and eventsDir must be absolute paths");
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builder with sandbox defaults. Not thread-safe. */
+  public static final class Builder {
+    private String host;
+    private int port = 8000;
+    private Path workspace = Path.of("").toAbsolutePath();
+    private List<Path> fileRoots = List.of(Path.of("/"));
+    private Path eventsDir;
+    private KeyRing sessionKeys = KeyRing.ofKeys(List.of());
+    private KeyRing adminKeys = KeyRing.ofKeys(List.of());
+    private Duration defaultTimeout = Duration.ofSeconds(300);
+    private Duration killGrace = Duration.ofSeconds(2);
+    private long outputCapBytes = 10L << 20;
+    private int maxEvents = 10_000;
+    private Duration maxEventAge = Duration.ofDays(7);
+    private long maxSpoolBytes = 1L << 30;
+    private long maxJsonBytes = 4L << 20;
+
+    private Builder() {}
+
+    public Builder host(String host) {
+      this.host = host;
+      return this;
+    }
+
+    public Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    public Builder workspace(Path workspace) {
+      this.workspace = workspace.toAbsolutePath().normalize();
+      return this;
+    }
+
+    public Builder fileRoots(List<Path> roots) {
+      this.fileRoots = roots.stream().map(p -> p.toAbsolutePath().normalize()).toList();
+      return this;
+    }
+
+    public Builder eventsDir(Path eventsDir) {
+      this.eventsDir = eventsDir.toAbsolutePath().normalize();
+      return this;
+    }
+
+    public Builder sessionKeys(KeyRing keys) {
+      this.sessionKeys = keys;
+      return this;
+    }
+
+    public Builder adminKeys(KeyRing keys) {
+      this.adminKeys = keys;
+      return this;
+    }
+
+    public Builder defaultTimeout(Duration timeout) {
+      this.defaultTimeout = timeout;
+      return this;
+    }
+
+    public Builder killGrace(Duration grace) {
+      this.killGrace = grace;
+      return this;
+    }
+
+    public Builder outputCapBytes(long bytes) {
+      this.outputCapBytes = bytes;
+      return this;
+    }
+
+    public Builder maxEvents(int count) {
+      this.maxEvents = count;
+      return this;
+    }
+
+    public Builder maxEventAge(Duration age) {
+      this.maxEventAge = age;
+      return this;
+    }
+
+    public Builder maxSpoolBytes(long bytes) {
+      this.maxSpoolBytes = bytes;
+      return this;
+    }
+
+    public Builder maxJsonBytes(long bytes) {
+      this.maxJsonBytes = bytes;
+      return this;
+    }
+
+    public AgentConfig build() {
+      String boundHost = host != null ? host : sessionKeys.isEmpty() ? "127.0.0.1" : "0.0.0.0";
+      Path events =
+          eventsDir != null
+              ? eventsDir
+              : Path.of(
+                  System.getProperty("java.io.tmpdir"),
+                  "paddock-agent-" + ProcessHandle.current().pid());
+      return new AgentConfig(
+          boundHost,
+          port,
+          workspace,
+          fileRoots,
+          events,
+          sessionKeys,
+          adminKeys,
+          defaultTimeout,
+          killGrace,
+          outputCapBytes,
+          maxEvents,
+          maxEventAge,
+          maxSpoolBytes,
+          maxJsonBytes);
+    }
+  }
+}

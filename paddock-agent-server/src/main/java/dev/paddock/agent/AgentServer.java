@@ -1,0 +1,188 @@
+package dev.paddock.agent;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.paddock.agent.bash.BashRoutes;
+import dev.paddock.agent.bash.BashService;
+import dev.paddock.agent.files.FileRoutes;
+import dev.paddock.agent.git.GitRoutes;
+import dev.paddock.agent.http.Call;
+import dev.paddock.agent.http.HttpError;
+import dev.paddock.agent.http.JsonBody;
+import dev.paddock.agent.http.Router;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The agent-server: the HTTP data plane inside a sandbox. Start with {@link #start(AgentConfig)},
+ * stop with {@link #close()}, which also stops every command it started. Request handlers run on
+ * virtual threads; see docs/CONCURRENCY.md for the other threads.
+ */
+public final class AgentServer implements AutoCloseable {
+  /** Header carrying a session key on every {@code /api} request. */
+  public static final String SESSION_KEY_HEADER = "X-Session-API-Key";
+
+  /** Header carrying the admin secret on the admin routes. */
+  public static final String ADMIN_KEY_HEADER = "X-Paddock-Admin-Key";
+
+  private static final System.Logger LOG = System.getLogger("paddock.agent");
+
+  private final AgentConfig config;
+  private final HttpServer http;
+  private final ExecutorService handlers;
+  private final BashService bash;
+  private final long startedNanos = System.nanoTime();
+  private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
+  private final boolean open;
+  private volatile boolean ready;
+
+  private AgentServer(AgentConfig config, HttpServer http, ExecutorService handlers) {
+    this.config = config;
+    this.http = http;
+    this.handlers = handlers;
+    this.bash = new BashService(config);
+    // Open only when started with no keys at all; a ring emptied by rotation accepts nothing.
+    this.open = config.sessionKeys().isEmpty() && config.adminKeys().isEmpty();
+  }
+
+  /** Binds, registers routes, and serves; {@code /ready} answers 200 once this returns. */
+  public static AgentServer start(AgentConfig config) {
+    HttpServer http;
+    try {
+      http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 256);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
+    }
+    ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor();
+    http.setExecutor(handlers);
+    AgentServer server = new AgentServer(config, http, handlers);
+    http.createContext("/", server.router());
+    http.start();
+    server.ready = true;
+    if (server.open) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "no session keys configured: /api is open to anyone who can reach "
+              + config.host()
+              + ":"
+              + server.port());
+    }
+    return server;
+  }
+
+  /** The bound port (useful with port 0). */
+  public int port() {
+    return http.getAddress().getPort();
+  }
+
+  public AgentConfig config() {
+    return config;
+  }
+
+  private Router router() {
+    Router router =
+        new Router(
+            config.maxJsonBytes(),
+            List.of("/api/"),
+            this::authorized,
+            () -> lastActivityNanos.set(System.nanoTime()));
+    router
+        .add("GET", "/alive", call -> call.sendJson(200, Map.of("status", "ok")))
+        .add("GET", "/health", call -> call.sendJson(200, Map.of("status", "ok")))
+        .add("GET", "/ready", this::readiness)
+        .add("GET", "/server_info", this::serverInfo)
+        .add("PUT", "/admin/session-keys", this::rotateKeys);
+    BashRoutes.register(router, bash, config.defaultTimeout().toSeconds());
+    FileRoutes.register(router, config);
+    GitRoutes.register(router, config);
+    return router;
+  }
+
+  private boolean authorized(HttpExchange exchange) {
+    if (open) {
+      return true;
+    }
+    return config.sessionKeys().accepts(exchange.getRequestHeaders().getFirst(SESSION_KEY_HEADER));
+  }
+
+  private void readiness(Call call) throws IOException {
+    if (ready) {
+      call.sendJson(200, Map.of("status", "ready"));
+    } else {
+      call.sendJson(
+          503, Map.of("status", "initializing", "message", "Server is still initializing"));
+    }
+  }
+
+  private void serverInfo(Call call) throws IOException {
+    long now = System.nanoTime();
+    Map<String, Object> info = new LinkedHashMap<>();
+    info.put("title", "Paddock agent-server");
+    info.put("version", version());
+    info.put("uptime", (now - startedNanos) / 1e9);
+    info.put("idle_time", (now - lastActivityNanos.get()) / 1e9);
+    info.put("java_version", Runtime.version().toString());
+    info.put("usable_tools", List.of("bash", "file", "git"));
+    info.put(
+        "capabilities",
+        List.of(
+            "bash_v1",
+            "streaming_exec_v1",
+            "stdin_v1",
+            "signals_v1",
+            "sessions_v1",
+            "file_archive_v1",
+            "git_v1",
+            "session_key_rotation_v1"));
+    info.put("websockets", false);
+    call.sendJson(200, info);
+  }
+
+  static String version() {
+    String v = AgentServer.class.getPackage().getImplementationVersion();
+    return v != null ? v : "dev";
+  }
+
+  /**
+   * Replaces the accepted session keys (rotation without restart). Body: {@code
+   * {"session_api_key_sha256": ["<hex>", ...]}}; only digests travel, never keys. Authenticated by
+   * the admin secret, which is separate from session keys; 404 when no admin secret is set.
+   */
+  private void rotateKeys(Call call) throws IOException {
+    if (config.adminKeys().isEmpty()) {
+      throw HttpError.notFound("key rotation is disabled: no admin key configured");
+    }
+    if (!config.adminKeys().accepts(call.header(ADMIN_KEY_HEADER).orElse(null))) {
+      throw new HttpError(401, "missing or invalid " + ADMIN_KEY_HEADER);
+    }
+    JsonBody body = call.jsonBody(Set.of("session_api_key_sha256"));
+    List<String> digests =
+        body.optionalStringList("session_api_key_sha256")
+            .orElseThrow(
+                () -> HttpError.unprocessable("field 'session_api_key_sha256' is required"));
+    try {
+      config.sessionKeys().replaceDigests(digests);
+    } catch (IllegalArgumentException e) {
+      throw HttpError.unprocessable(e.getMessage());
+    }
+    call.sendJson(200, Map.of("success", true, "key_count", digests.size()));
+  }
+
+  /** Stops serving, stops every running command and session, deletes the spool. */
+  @Override
+  public void close() {
+    ready = false;
+    http.stop(0);
+    bash.close();
+    handlers.shutdownNow();
+  }
+}

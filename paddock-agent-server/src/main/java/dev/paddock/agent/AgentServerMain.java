@@ -1,0 +1,139 @@
+package dev.paddock.agent;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code paddock agent}: runs the agent-server until SIGTERM/SIGINT.
+ *
+ * <pre>
+ * paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR] [--file-root DIR]...
+ *               [--timeout SECONDS] [--secrets-stdin]
+ * </pre>
+ *
+ * Keys come from {@code OH_SESSION_API_KEYS_0..n} or {@code SESSION_API_KEY} (OpenHands' names),
+ * the admin secret from {@code PADDOCK_AGENT_ADMIN_KEY}. With {@code --secrets-stdin} they are read
+ * from standard input instead ({@code session_api_key=}, {@code session_api_key_sha256=}, {@code
+ * admin_key=}, {@code admin_key_sha256=} lines), so they never appear in this process's
+ * environment; the {@code ./paddock} launcher does that for you.
+ */
+public final class AgentServerMain {
+  private AgentServerMain() {}
+
+  public static void main(String[] args) throws Exception {
+    AgentConfig.Builder builder = AgentConfig.builder();
+    boolean secretsFromStdin = false;
+    List<Path> roots = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      switch (arg) {
+        case "--port" -> builder.port(Integer.parseInt(value(args, ++i, arg)));
+        case "--host" -> builder.host(value(args, ++i, arg));
+        case "--workspace" -> builder.workspace(Path.of(value(args, ++i, arg)));
+        case "--events-dir" -> builder.eventsDir(Path.of(value(args, ++i, arg)));
+        case "--file-root" -> roots.add(Path.of(value(args, ++i, arg)));
+        case "--timeout" ->
+            builder.defaultTimeout(Duration.ofSeconds(Long.parseLong(value(args, ++i, arg))));
+        case "--secrets-stdin" -> secretsFromStdin = true;
+        case "-h", "--help" -> {
+          System.out.println(
+              "usage: paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR]"
+                  + " [--file-root DIR]... [--timeout SECONDS] [--secrets-stdin]");
+          return;
+        }
+        default -> {
+          System.err.println("paddock agent: unknown option " + arg + " (try --help)");
+          System.exit(2);
+        }
+      }
+    }
+    if (!roots.isEmpty()) {
+      builder.fileRoots(roots);
+    }
+    Secrets secrets =
+        secretsFromStdin ? Secrets.read(System.in) : Secrets.fromEnvironment(System.getenv());
+    builder.sessionKeys(secrets.sessionKeys()).adminKeys(secrets.adminKeys());
+    AgentServer server = AgentServer.start(builder.build());
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  server.close();
+                  stopped.countDown();
+                }));
+    System.out.println(
+        "paddock agent-server listening on http://"
+            + server.config().host()
+            + ":"
+            + server.port()
+            + " (workspace "
+            + server.config().workspace()
+            + ")");
+    System.out.flush();
+    stopped.await();
+  }
+
+  private static String value(String[] args, int i, String option) {
+    if (i >= args.length) {
+      System.err.println("paddock agent: " + option + " needs a value");
+      System.exit(2);
+    }
+    return args[i];
+  }
+
+  /** Keys and admin secret as digests, from the environment or standard input. */
+  record Secrets(KeyRing sessionKeys, KeyRing adminKeys) {
+    static Secrets fromEnvironment(Map<String, String> env) {
+      List<String> keys = new ArrayList<>();
+      for (int i = 0; env.containsKey("OH_SESSION_API_KEYS_" + i); i++) {
+        keys.add(env.get("OH_SESSION_API_KEYS_" + i));
+      }
+      if (keys.isEmpty() && env.containsKey("SESSION_API_KEY")) {
+        keys.add(env.get("SESSION_API_KEY"));
+      }
+      keys.removeIf(String::isEmpty);
+      List<String> admin = new ArrayList<>();
+      if (env.containsKey("PADDOCK_AGENT_ADMIN_KEY")) {
+        admin.add(env.get("PADDOCK_AGENT_ADMIN_KEY"));
+      }
+      admin.removeIf(String::isEmpty);
+      return new Secrets(KeyRing.ofKeys(keys), KeyRing.ofKeys(admin));
+    }
+
+    static Secrets read(java.io.InputStream in) throws IOException {
+      List<String> keyDigests = new ArrayList<>();
+      List<String> adminDigests = new ArrayList<>();
+      BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+      String line;
+      while ((line = reader.readLine()) != null) {
+        int eq = line.indexOf('=');
+        if (line.isBlank() || eq < 0) {
+          continue;
+        }
+        String name = line.substring(0, eq).trim();
+        String value = line.substring(eq + 1).trim();
+        if (value.isEmpty()) {
+          continue;
+        }
+        switch (name) {
+          case "session_api_key" -> keyDigests.add(KeyRing.sha256Hex(value));
+          case "session_api_key_sha256" -> keyDigests.add(value);
+          case "admin_key" -> adminDigests.add(KeyRing.sha256Hex(value));
+          case "admin_key_sha256" -> adminDigests.add(value);
+          default ->
+              throw new IllegalArgumentException("unknown secret '" + name + "' on standard input");
+        }
+      }
+      return new Secrets(KeyRing.ofDigests(keyDigests), KeyRing.ofDigests(adminDigests));
+    }
+  }
+}

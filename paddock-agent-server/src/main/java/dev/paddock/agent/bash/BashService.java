@@ -1,0 +1,285 @@
+package dev.paddock.agent.bash;
+
+import dev.paddock.agent.AgentConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+
+/**
+ * Runs commands (one-shot or in named sessions), keeps their bounded event history, and gives live
+ * access to running ones. Thread-safe.
+ *
+ * <p>Threads: one cached pool of small platform threads runs the pumps (two per running command or
+ * session) and watchers (one per running command). Platform rather than virtual threads: pipe reads
+ * block in the kernel and would pin a carrier each anyway.
+ */
+public final class BashService implements AutoCloseable {
+  /** Variables never passed to commands: the agent's own keys and secrets. */
+  private static final Pattern SECRET_NAMES =
+      Pattern.compile(
+          "SESSION_API_KEY|OH_SESSION_API_KEYS_\\d+|OH_SECRET_KEY|PADDOCK_.*(KEY|SECRET|TOKEN).*");
+
+  private static final Pattern SESSION_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+
+  private final AgentConfig config;
+  private final EventLog log;
+  private final Map<String, CommandRecord> commands = new ConcurrentHashMap<>();
+  private final Map<String, ShellSession> sessions = new ConcurrentHashMap<>();
+  private final Map<String, String> environment;
+  private final ExecutorService threads;
+
+  public BashService(AgentConfig config) {
+    this.config = config;
+    this.log = new EventLog(config.maxEvents(), config.maxEventAge());
+    this.environment = commandEnvironment(System.getenv());
+    this.threads = Executors.newCachedThreadPool(daemonThreads());
+  }
+
+  private static ThreadFactory daemonThreads() {
+    AtomicInteger n = new AtomicInteger();
+    return task -> {
+      Thread t = new Thread(null, task, "paddock-bash-" + n.incrementAndGet(), 256 << 10);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** The environment commands get: the agent's own, less every key and secret. */
+  static Map<String, String> commandEnvironment(Map<String, String> agentEnvironment) {
+    Map<String, String> env = new LinkedHashMap<>();
+    agentEnvironment.forEach(
+        (name, value) -> {
+          if (!SECRET_NAMES.matcher(name).matches()) {
+            env.put(name, value);
+          }
+        });
+    env.put("PADDOCK_SANDBOX", "1");
+    return env;
+  }
+
+  /** Starts a command and returns its record at once (a BashCommand event is logged). */
+  CommandRecord start(CommandRequest request, Optional<OutputListener> listener) {
+    Path cwd = resolveCwd(request.cwd());
+    ShellSession session = request.session().map(this::session).orElse(null);
+    if (session != null && (request.stdin() || !request.env().isEmpty())) {
+      throw new IllegalArgumentException(
+          "'stdin' and 'env' apply to one-shot commands only; a session keeps its own environment");
+    }
+    String id = UUID.randomUUID().toString();
+    CommandRecord record =
+        new CommandRecord(
+            id,
+            request.command(),
+            request.cwd(),
+            request.timeoutSeconds(),
+            request.session(),
+            config.eventsDir(),
+            config.outputCapBytes(),
+            log);
+    if (listener.isPresent()) {
+      record.listeners.add(listener.get());
+      try {
+        listener.get().begin(id);
+      } catch (Exception e) {
+        throw new java.io.UncheckedIOException(
+            new java.io.IOException("client went away before the command started", e));
+      }
+    }
+    commands.put(id, record);
+    log.add(new BashEvent.Command(record));
+    record.result.whenComplete((r, e) -> prune());
+    if (session != null) {
+      session.submit(record);
+    } else {
+      Map<String, String> env = environment;
+      if (!request.env().isEmpty()) {
+        env = new LinkedHashMap<>(environment);
+        env.putAll(request.env());
+      }
+      OneShotCommand.start(record, cwd, env, request.stdin(), config.killGrace(), threads);
+    }
+    return record;
+  }
+
+  private Path resolveCwd(Optional<String> cwd) {
+    Path dir = cwd.map(c -> config.workspace().resolve(c).normalize()).orElse(config.workspace());
+    if (!Files.isDirectory(dir)) {
+      throw new IllegalArgumentException("cwd '" + dir + "' is not an existing directory");
+    }
+    return dir;
+  }
+
+  /** A running or finished command still in the history. */
+  Optional<CommandRecord> command(String id) {
+    return Optional.ofNullable(commands.get(id));
+  }
+
+  List<CommandRecord> running() {
+    return commands.values().stream()
+        .filter(CommandRecord::running)
+        .sorted(Comparator.comparing(r -> r.timestamp))
+        .toList();
+  }
+
+  /** The session named {@code name}, created on first use. */
+  public ShellSessionInfo openSession(String name) {
+    return describe(session(name));
+  }
+
+  private ShellSession session(String name) {
+    if (!SESSION_NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "session name must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+    }
+    return sessions.computeIfAbsent(
+        name,
+        n -> new ShellSession(n, config.workspace(), environment, config.killGrace(), threads));
+  }
+
+  public List<ShellSessionInfo> sessions() {
+    return sessions.values().stream()
+        .sorted(Comparator.comparing(s -> s.created))
+        .map(BashService::describe)
+        .toList();
+  }
+
+  public Optional<ShellSessionInfo> sessionInfo(String name) {
+    return Optional.ofNullable(sessions.get(name)).map(BashService::describe);
+  }
+
+  /** Ends a session's shell and forgets it; false when there was none. */
+  public boolean closeSession(String name) {
+    ShellSession session = sessions.remove(name);
+    if (session == null) {
+      return false;
+    }
+    session.close();
+    return true;
+  }
+
+  private static ShellSessionInfo describe(ShellSession s) {
+    return new ShellSessionInfo(s.name, s.created, s.pid(), s.busy(), s.commandCount());
+  }
+
+  Optional<BashEvent> event(String id) {
+    prune();
+    return log.get(id);
+  }
+
+  /** One page of the history. */
+  EventLog.Page search(
+      Predicate<BashEvent> filter, boolean descending, Optional<String> pageId, int limit) {
+    prune();
+    return log.page(filter, descending, pageId, limit);
+  }
+
+  /** Drops the history of finished commands; returns how many events went. */
+  int clearHistory() {
+    List<BashEvent> dropped = log.removeIf(e -> !e.command().running());
+    release(dropped);
+    return dropped.size();
+  }
+
+  public int eventCount() {
+    return log.size();
+  }
+
+  /** Applies the retention bounds (count, age, spool bytes). Cheap when nothing is due. */
+  public void prune() {
+    release(log.prune());
+    long total = 0;
+    for (CommandRecord r : commands.values()) {
+      total += r.spoolBytes();
+    }
+    if (total <= config.maxSpoolBytes()) {
+      return;
+    }
+    List<CommandRecord> oldestFirst =
+        commands.values().stream()
+            .filter(r -> !r.running())
+            .sorted(Comparator.comparing(r -> r.timestamp))
+            .toList();
+    for (CommandRecord record : oldestFirst) {
+      if (total <= config.maxSpoolBytes()) {
+        break;
+      }
+      total -= record.spoolBytes();
+      release(log.removeIf(e -> e.command() == record));
+    }
+  }
+
+  private void release(Collection<BashEvent> dropped) {
+    for (BashEvent event : dropped) {
+      CommandRecord record = event.command();
+      record.forget(event);
+      if (record.forgotten()) {
+        commands.remove(record.id);
+        record.deleteSpool();
+      }
+    }
+  }
+
+  /** Stops every running command and session and deletes the spool directory. */
+  @Override
+  public void close() {
+    for (ShellSession session : sessions.values()) {
+      session.close();
+    }
+    sessions.clear();
+    List<CommandRecord> live = new ArrayList<>(commands.values());
+    for (CommandRecord record : live) {
+      if (record.running()) {
+        record.control().ifPresent(c -> c.stop(config.killGrace()));
+      }
+    }
+    threads.shutdown();
+    try {
+      threads.awaitTermination(
+          config.killGrace().toMillis() + 1000, java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    threads.shutdownNow();
+    deleteTree(config.eventsDir());
+  }
+
+  private static void deleteTree(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      paths
+          .sorted(Comparator.reverseOrder())
+          .forEach(
+              p -> {
+                try {
+                  Files.deleteIfExists(p);
+                } catch (IOException e) {
+                  // Best effort at shutdown.
+                }
+              });
+    } catch (IOException e) {
+      // Best effort at shutdown.
+    }
+  }
+
+  /** A session as the API shows it. */
+  public record ShellSessionInfo(
+      String name, Instant createdAt, Optional<Long> pid, boolean busy, int commandCount) {}
+}

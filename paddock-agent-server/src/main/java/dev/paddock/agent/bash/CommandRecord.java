@@ -1,0 +1,346 @@
+package dev.paddock.agent.bash;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * One command: what was asked, its output spooled to disk (capped per channel), the events cut from
+ * that output, and its result once done. Output is appended by the reader threads and cut into
+ * {@link BashEvent.Output} events ("sealed") by size, by time and at exit. Guarded by {@code this};
+ * listeners are called outside the lock.
+ */
+final class CommandRecord {
+  /** Largest slice of one channel carried by one output event (as OpenHands' 1 MiB chunks). */
+  static final int MAX_CHUNK = 1 << 20;
+
+  /** Output waiting longer than this is cut into an event, so pollers see it promptly. */
+  static final long SEAL_INTERVAL_NANOS = 100_000_000L;
+
+  final String id;
+  final String command;
+  final Optional<String> cwd;
+  final long timeoutSeconds;
+  final Optional<String> session;
+  final Instant timestamp;
+  final CompletableFuture<CommandResult> result = new CompletableFuture<>();
+  final List<OutputListener> listeners = new CopyOnWriteArrayList<>();
+
+  private final Path spoolDir;
+  private final long cap;
+  private final EventLog log;
+  private final Spool stdout;
+  private final Spool stderr;
+  private final List<BashEvent> events = new ArrayList<>();
+  private int nextOrder;
+  private long lastSealNanos = System.nanoTime();
+  private boolean finished;
+  private volatile CommandControl control;
+
+  CommandRecord(
+      String id,
+      String command,
+      Optional<String> cwd,
+      long timeoutSeconds,
+      Optional<String> session,
+      Path spoolDir,
+      long cap,
+      EventLog log) {
+    this.id = id;
+    this.command = command;
+    this.cwd = cwd;
+    this.timeoutSeconds = timeoutSeconds;
+    this.session = session;
+    this.timestamp = Instant.now();
+    this.spoolDir = spoolDir;
+    this.cap = cap;
+    this.log = log;
+    this.stdout = new Spool(spoolDir.resolve(id + ".stdout"));
+    this.stderr = new Spool(spoolDir.resolve(id + ".stderr"));
+  }
+
+  void attach(CommandControl control) {
+    this.control = control;
+  }
+
+  Optional<CommandControl> control() {
+    return Optional.ofNullable(control);
+  }
+
+  boolean running() {
+    return !result.isDone();
+  }
+
+  /** Appends output from a reader thread, then hands the raw bytes to live listeners. */
+  void append(Channel channel, byte[] data, int offset, int length) {
+    synchronized (this) {
+      if (finished) {
+        return;
+      }
+      spool(channel).write(data, offset, length);
+      if (spool(channel).pending() >= MAX_CHUNK
+          || System.nanoTime() - lastSealNanos >= SEAL_INTERVAL_NANOS) {
+        cut(Optional.empty());
+      }
+    }
+    for (OutputListener listener : listeners) {
+      try {
+        listener.output(channel, data, offset, length);
+      } catch (Exception e) {
+        listeners.remove(listener);
+      }
+    }
+  }
+
+  /** Timer tick: cuts output that has waited long enough into an event, so pollers see it. */
+  synchronized void sealIfDue() {
+    if (!finished && System.nanoTime() - lastSealNanos >= SEAL_INTERVAL_NANOS) {
+      cut(Optional.empty());
+    }
+  }
+
+  /** Records the end: the final event with the exit code, then listeners and waiters. */
+  void finish(CommandResult outcome) {
+    synchronized (this) {
+      if (finished) {
+        return;
+      }
+      cut(Optional.of(outcome));
+      finished = true;
+      stdout.close();
+      stderr.close();
+    }
+    for (OutputListener listener : listeners) {
+      try {
+        listener.finished(outcome);
+      } catch (Exception e) {
+        // A listener's failure (a client that went away) must not affect the command.
+      }
+    }
+    listeners.clear();
+    result.complete(outcome);
+  }
+
+  /**
+   * Cuts pending output into events of at most MAX_CHUNK per channel and adds them to the log in
+   * order (under this lock, so no poller can see order N+1 before N). Without an outcome only whole
+   * characters are cut and nothing when nothing is pending; with one, everything is cut and the
+   * last event carries the outcome.
+   */
+  private void cut(Optional<CommandResult> outcome) {
+    boolean everything = outcome.isPresent();
+    while (true) {
+      Range out = stdout.take(everything);
+      Range err = stderr.take(everything);
+      boolean more =
+          everything
+              ? stdout.pending() > 0 || stderr.pending() > 0
+              : stdout.pending() >= MAX_CHUNK || stderr.pending() >= MAX_CHUNK;
+      if (!everything && out.length() == 0 && err.length() == 0) {
+        break;
+      }
+      var event =
+          new BashEvent.Output(this, nextOrder++, out, err, more ? Optional.empty() : outcome);
+      events.add(event);
+      log.add(event);
+      if (!more) {
+        break;
+      }
+    }
+    lastSealNanos = System.nanoTime();
+  }
+
+  synchronized boolean truncated(Channel channel) {
+    return spool(channel).truncated;
+  }
+
+  synchronized long bytesKept(Channel channel) {
+    return spool(channel).kept;
+  }
+
+  synchronized List<BashEvent> events() {
+    return List.copyOf(events);
+  }
+
+  synchronized void forget(BashEvent event) {
+    events.remove(event);
+  }
+
+  synchronized boolean forgotten() {
+    return finished && events.isEmpty();
+  }
+
+  /** Deletes the spool files; the record must no longer be reachable from any event. */
+  void deleteSpool() {
+    try {
+      Files.deleteIfExists(stdout.path);
+      Files.deleteIfExists(stderr.path);
+    } catch (IOException e) {
+      // Left for the directory cleanup at shutdown.
+    }
+  }
+
+  long spoolBytes() {
+    return bytesKept(Channel.STDOUT) + bytesKept(Channel.STDERR);
+  }
+
+  /** Writes {@code range} of a channel as a JSON string (null when empty), decoding UTF-8. */
+  void writeText(JsonGenerator g, Channel channel, Range range) throws IOException {
+    if (range.length() == 0) {
+      g.writeNull();
+      return;
+    }
+    try (Reader reader = reader(channel, range)) {
+      g.writeString(reader, -1);
+    }
+  }
+
+  /** A reader over a spooled range, with malformed bytes replaced rather than rejected. */
+  Reader reader(Channel channel, Range range) throws IOException {
+    FileChannel file = FileChannel.open(spool(channel).path, StandardOpenOption.READ);
+    file.position(range.offset());
+    var decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPLACE)
+            .onUnmappableCharacter(CodingErrorAction.REPLACE);
+    var limited =
+        new java.io.FilterInputStream(Channels.newInputStream(file)) {
+          private long left = range.length();
+
+          @Override
+          public int read() throws IOException {
+            if (left <= 0) {
+              return -1;
+            }
+            int b = super.read();
+            if (b >= 0) {
+              left--;
+            }
+            return b;
+          }
+
+          @Override
+          public int read(byte[] b, int off, int len) throws IOException {
+            if (left <= 0) {
+              return -1;
+            }
+            int n = super.read(b, off, (int) Math.min(len, left));
+            if (n > 0) {
+              left -= n;
+            }
+            return n;
+          }
+        };
+    return new InputStreamReader(limited, decoder);
+  }
+
+  private Spool spool(Channel channel) {
+    return channel == Channel.STDOUT ? stdout : stderr;
+  }
+
+  /** A byte range of one channel's spool file. */
+  record Range(long offset, long length) {
+    static final Range EMPTY = new Range(0, 0);
+  }
+
+  /** One channel's spool: a file written up to the cap, plus what has been cut into events. */
+  private final class Spool {
+    final Path path;
+    FileChannel file;
+    long kept;
+    long sealed;
+    boolean truncated;
+    final byte[] tail = new byte[4];
+    int tailLength;
+
+    Spool(Path path) {
+      this.path = path;
+    }
+
+    long pending() {
+      return kept - sealed;
+    }
+
+    void write(byte[] data, int offset, int length) {
+      long room = cap - kept;
+      int take = (int) Math.min(room, length);
+      if (take < length) {
+        truncated = true;
+      }
+      if (take <= 0) {
+        return;
+      }
+      try {
+        if (file == null) {
+          Files.createDirectories(spoolDir);
+          file =
+              FileChannel.open(
+                  path,
+                  StandardOpenOption.CREATE,
+                  StandardOpenOption.TRUNCATE_EXISTING,
+                  StandardOpenOption.WRITE);
+        }
+        var buffer = java.nio.ByteBuffer.wrap(data, offset, take);
+        while (buffer.hasRemaining()) {
+          file.write(buffer);
+        }
+      } catch (IOException e) {
+        truncated = true;
+        return;
+      }
+      kept += take;
+      remember(data, offset, take);
+    }
+
+    private void remember(byte[] data, int offset, int length) {
+      if (length >= 4) {
+        System.arraycopy(data, offset + length - 4, tail, 0, 4);
+        tailLength = 4;
+        return;
+      }
+      int keep = Math.min(tailLength, 4 - length);
+      System.arraycopy(tail, tailLength - keep, tail, 0, keep);
+      System.arraycopy(data, offset, tail, keep, length);
+      tailLength = keep + length;
+    }
+
+    /** Takes the next range to seal: whole characters only unless this is the final cut. */
+    Range take(boolean everything) {
+      long end = Math.min(kept, sealed + MAX_CHUNK);
+      if (!everything && end == kept) {
+        end -= Utf8.incompleteTail(tail, 0, tailLength);
+      }
+      if (end <= sealed) {
+        return Range.EMPTY;
+      }
+      Range range = new Range(sealed, end - sealed);
+      sealed = end;
+      return range;
+    }
+
+    void close() {
+      if (file != null) {
+        try {
+          file.close();
+        } catch (IOException e) {
+          // Nothing useful to do: the data written so far is readable.
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,108 @@
+package dev.paddock.agent.bash;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * The bash event history: every event in log order, bounded by count, age and spooled bytes.
+ * Guarded by {@code this}. Lock order: a {@link CommandRecord} lock may be held while calling
+ * {@link #add}; this class never takes a record's lock while holding its own ({@link #prune}
+ * returns the dropped events so the caller can release their records afterwards).
+ */
+final class EventLog {
+  private final NavigableMap<Long, BashEvent> bySeq = new TreeMap<>();
+  private final Map<String, BashEvent> byId = new HashMap<>();
+  private final int maxEvents;
+  private final Duration maxAge;
+  private long nextSeq;
+
+  EventLog(int maxEvents, Duration maxAge) {
+    this.maxEvents = maxEvents;
+    this.maxAge = maxAge;
+  }
+
+  synchronized void add(BashEvent event) {
+    event.seq(nextSeq++);
+    bySeq.put(event.seq(), event);
+    byId.put(event.id(), event);
+  }
+
+  synchronized Optional<BashEvent> get(String id) {
+    return Optional.ofNullable(byId.get(id));
+  }
+
+  synchronized int size() {
+    return bySeq.size();
+  }
+
+  /** Drops events past the count or age bound (oldest first); returns what was dropped. */
+  List<BashEvent> prune() {
+    List<BashEvent> dropped = new ArrayList<>();
+    Instant oldest = Instant.now().minus(maxAge);
+    synchronized (this) {
+      while (!bySeq.isEmpty()) {
+        BashEvent first = bySeq.firstEntry().getValue();
+        boolean tooMany = bySeq.size() > maxEvents;
+        boolean tooOld = first.timestamp().isBefore(oldest) && !first.command().running();
+        if (!tooMany && !tooOld) {
+          break;
+        }
+        bySeq.pollFirstEntry();
+        byId.remove(first.id());
+        dropped.add(first);
+      }
+    }
+    return dropped;
+  }
+
+  /** Removes every event matching {@code condition}; returns them. */
+  List<BashEvent> removeIf(Predicate<BashEvent> condition) {
+    List<BashEvent> dropped = new ArrayList<>();
+    synchronized (this) {
+      var it = bySeq.values().iterator();
+      while (it.hasNext()) {
+        BashEvent event = it.next();
+        if (condition.test(event)) {
+          it.remove();
+          byId.remove(event.id());
+          dropped.add(event);
+        }
+      }
+    }
+    return dropped;
+  }
+
+  /** A page of events matching {@code filter}, in log order or reversed, from a page token. */
+  synchronized Page page(
+      Predicate<BashEvent> filter, boolean descending, Optional<String> pageId, int limit) {
+    NavigableMap<Long, BashEvent> view = descending ? bySeq.descendingMap() : bySeq;
+    if (pageId.isPresent()) {
+      BashEvent start = byId.get(pageId.get());
+      if (start == null) {
+        return new Page(List.of(), Optional.empty());
+      }
+      view = view.tailMap(start.seq(), true);
+    }
+    List<BashEvent> items = new ArrayList<>(Math.min(limit, 128));
+    for (BashEvent event : view.values()) {
+      if (!filter.test(event)) {
+        continue;
+      }
+      if (items.size() == limit) {
+        return new Page(items, Optional.of(event.id()));
+      }
+      items.add(event);
+    }
+    return new Page(items, Optional.empty());
+  }
+
+  record Page(List<BashEvent> items, Optional<String> nextPageId) {}
+}

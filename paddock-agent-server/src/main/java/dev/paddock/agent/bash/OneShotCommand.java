@@ -1,0 +1,181 @@
+package dev.paddock.agent.bash;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A command run in a fresh {@code bash -c}, as the leader of its own process group. Two pump
+ * threads read stdout and stderr; a watcher thread waits for exit, cuts timed events, and on
+ * timeout stops the whole tree (TERM, grace, KILL).
+ */
+final class OneShotCommand implements CommandControl {
+  /** After the shell exits, how long to wait for background children to release its pipes. */
+  private static final Duration DRAIN_GRACE = Duration.ofMillis(200);
+
+  private static final String BASH = ProcessTree.findOnPath("bash").orElse("/bin/sh");
+
+  private final CommandRecord record;
+  private final Process process;
+  private final OutputStream stdin;
+
+  private OneShotCommand(CommandRecord record, Process process, boolean keepStdin) {
+    this.record = record;
+    this.process = process;
+    this.stdin = keepStdin ? process.getOutputStream() : null;
+  }
+
+  /** Starts the command; failures to start end the record with exit code -1 and a reason. */
+  static void start(
+      CommandRecord record,
+      Path cwd,
+      Map<String, String> environment,
+      boolean keepStdin,
+      Duration killGrace,
+      ExecutorService threads) {
+    List<String> argv = new ArrayList<>(ProcessTree.newSessionPrefix());
+    argv.addAll(List.of(BASH, "-c", record.command));
+    ProcessBuilder builder = new ProcessBuilder(argv).directory(cwd.toFile());
+    builder.environment().clear();
+    builder.environment().putAll(environment);
+    if (!keepStdin) {
+      builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    }
+    long started = System.nanoTime();
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      byte[] message =
+          ("Error executing command: " + e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8);
+      record.append(Channel.STDERR, message, 0, message.length);
+      record.finish(
+          new CommandResult(
+              -1,
+              false,
+              false,
+              false,
+              Optional.of("could not start: " + e.getMessage()),
+              false,
+              0));
+      return;
+    }
+    OneShotCommand command = new OneShotCommand(record, process, keepStdin);
+    record.attach(command);
+    Future<?> out =
+        threads.submit(
+            () ->
+                Pumps.pump(
+                    process.getInputStream(), (b, o, n) -> record.append(Channel.STDOUT, b, o, n)));
+    Future<?> err =
+        threads.submit(
+            () ->
+                Pumps.pump(
+                    process.getErrorStream(), (b, o, n) -> record.append(Channel.STDERR, b, o, n)));
+    threads.submit(() -> command.watch(started, killGrace, out, err));
+  }
+
+  private void watch(long started, Duration killGrace, Future<?> out, Future<?> err) {
+    long deadline = started + TimeUnit.SECONDS.toNanos(record.timeoutSeconds);
+    boolean timedOut = false;
+    try {
+      while (!process.waitFor(
+          Math.min(CommandRecord.SEAL_INTERVAL_NANOS, Math.max(1, deadline - System.nanoTime())),
+          TimeUnit.NANOSECONDS)) {
+        record.sealIfDue();
+        if (System.nanoTime() >= deadline) {
+          timedOut = true;
+          ProcessTree.terminate(process.toHandle(), ProcessTree.hasOwnGroup(), killGrace);
+          process.waitFor();
+          break;
+        }
+      }
+      awaitDrain(out);
+      awaitDrain(err);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stop(killGrace);
+    }
+    closeStdinQuietly();
+    int exit = timedOut ? -1 : process.isAlive() ? -1 : process.exitValue();
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    record.finish(
+        new CommandResult(
+            exit,
+            timedOut,
+            record.truncated(Channel.STDOUT),
+            record.truncated(Channel.STDERR),
+            timedOut
+                ? Optional.of(
+                    "timed out after " + record.timeoutSeconds + " s; process tree killed")
+                : Optional.empty(),
+            false,
+            millis));
+  }
+
+  private static void awaitDrain(Future<?> pump) throws InterruptedException {
+    try {
+      pump.get(DRAIN_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      // A background child still holds the pipe open; its later output is not part of this result.
+    } catch (java.util.concurrent.ExecutionException e) {
+      // Pumps do not throw; nothing to report.
+    }
+  }
+
+  @Override
+  public void stop(Duration grace) {
+    try {
+      ProcessTree.terminate(process.toHandle(), ProcessTree.hasOwnGroup(), grace);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void writeStdin(byte[] data) throws IOException {
+    if (stdin == null) {
+      throw new IllegalStateException("command was not started with stdin open");
+    }
+    synchronized (stdin) {
+      stdin.write(data);
+      stdin.flush();
+    }
+  }
+
+  @Override
+  public void closeStdin() throws IOException {
+    if (stdin == null) {
+      throw new IllegalStateException("command was not started with stdin open");
+    }
+    synchronized (stdin) {
+      stdin.close();
+    }
+  }
+
+  private void closeStdinQuietly() {
+    if (stdin != null) {
+      try {
+        closeStdin();
+      } catch (IOException e) {
+        // Already closed by the client or the process.
+      }
+    }
+  }
+
+  @Override
+  public void signal(String signal) {
+    ProcessTree.signal(process.toHandle(), ProcessTree.hasOwnGroup(), signal);
+  }
+}

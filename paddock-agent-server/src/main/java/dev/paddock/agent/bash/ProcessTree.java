@@ -1,0 +1,154 @@
+package dev.paddock.agent.bash;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Signals and stops whole process trees. A command is started as the leader of its own process
+ * group (through {@code setsid}), so a group signal reaches its children, grandchildren and
+ * background jobs; descendants that moved to another group are signalled one by one as well.
+ *
+ * <p>Java cannot signal a process group, so group signals go through {@code kill(1)}; that costs a
+ * fork but only on timeout, interrupt or explicit signal, never on the normal path.
+ */
+final class ProcessTree {
+  private static final Optional<String> SETSID = findOnPath("setsid");
+  private static final String KILL = findOnPath("kill").orElse("kill");
+
+  private ProcessTree() {}
+
+  /** The argv prefix that makes a new session (and process group) for a command, if available. */
+  static List<String> newSessionPrefix() {
+    return SETSID.map(List::of).orElse(List.of());
+  }
+
+  static boolean hasOwnGroup() {
+    return SETSID.isPresent();
+  }
+
+  /**
+   * Sends {@code signal} to the group led by {@code leader} (when it leads one) and to every
+   * descendant. Never throws for processes that are already gone.
+   */
+  static void signal(ProcessHandle leader, boolean leaderOwnsGroup, String signal) {
+    List<ProcessHandle> targets = new ArrayList<>();
+    targets.add(leader);
+    leader.descendants().forEach(targets::add);
+    List<String> argv = new ArrayList<>(List.of(KILL, "-s", signal, "--"));
+    if (leaderOwnsGroup) {
+      argv.add("-" + leader.pid());
+    }
+    for (ProcessHandle p : targets) {
+      if (p.isAlive()) {
+        argv.add(Long.toString(p.pid()));
+      }
+    }
+    runQuietly(argv);
+  }
+
+  /** Sends {@code signal} only to the descendants of {@code parent} (a shell that must survive). */
+  static void signalDescendants(ProcessHandle parent, String signal) {
+    List<String> argv = new ArrayList<>(List.of(KILL, "-s", signal, "--"));
+    parent
+        .descendants()
+        .filter(ProcessHandle::isAlive)
+        .forEach(p -> argv.add(Long.toString(p.pid())));
+    if (argv.size() > 4) {
+      runQuietly(argv);
+    }
+  }
+
+  /**
+   * Stops a tree: SIGTERM to the group and every descendant, up to {@code grace} for them to exit,
+   * then SIGKILL to whatever is left (including descendants that were re-parented meanwhile).
+   */
+  static void terminate(ProcessHandle leader, boolean leaderOwnsGroup, Duration grace)
+      throws InterruptedException {
+    List<ProcessHandle> tree = new ArrayList<>();
+    tree.add(leader);
+    leader.descendants().forEach(tree::add);
+    signal(leader, leaderOwnsGroup, "TERM");
+    long deadline = System.nanoTime() + grace.toNanos();
+    for (ProcessHandle p : tree) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        break;
+      }
+      try {
+        p.onExit().get(left, TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        break;
+      }
+    }
+    List<String> argv = new ArrayList<>(List.of(KILL, "-s", "KILL", "--"));
+    if (leaderOwnsGroup) {
+      argv.add("-" + leader.pid());
+    }
+    for (ProcessHandle p : tree) {
+      if (p.isAlive()) {
+        argv.add(Long.toString(p.pid()));
+      }
+    }
+    if (argv.size() > 4) {
+      runQuietly(argv);
+    }
+  }
+
+  /** Normalises a signal name ("int", "SIGINT", "2") to what kill(1) takes, or empty if unknown. */
+  static Optional<String> normaliseSignal(String name) {
+    String upper = name.trim().toUpperCase(Locale.ROOT);
+    if (upper.startsWith("SIG")) {
+      upper = upper.substring(3);
+    }
+    return switch (upper) {
+      case "HUP", "1" -> Optional.of("HUP");
+      case "INT", "2" -> Optional.of("INT");
+      case "QUIT", "3" -> Optional.of("QUIT");
+      case "KILL", "9" -> Optional.of("KILL");
+      case "USR1", "10" -> Optional.of("USR1");
+      case "USR2", "12" -> Optional.of("USR2");
+      case "TERM", "15" -> Optional.of("TERM");
+      case "CONT", "18" -> Optional.of("CONT");
+      case "STOP", "19" -> Optional.of("STOP");
+      case "TSTP", "20" -> Optional.of("TSTP");
+      case "WINCH", "28" -> Optional.of("WINCH");
+      default -> Optional.empty();
+    };
+  }
+
+  private static void runQuietly(List<String> argv) {
+    try {
+      Process kill =
+          new ProcessBuilder(argv)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      kill.waitFor(5, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot run " + argv.get(0) + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  static Optional<String> findOnPath(String name) {
+    String path = System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
+    for (String dir : (path + ":/usr/bin:/bin").split(":")) {
+      if (dir.isEmpty()) {
+        continue;
+      }
+      Path candidate = Path.of(dir, name);
+      if (Files.isExecutable(candidate)) {
+        return Optional.of(candidate.toString());
+      }
+    }
+    return Optional.empty();
+  }
+}

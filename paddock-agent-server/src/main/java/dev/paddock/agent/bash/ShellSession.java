@@ -1,0 +1,483 @@
+package dev.paddock.agent.bash;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A named, persistent bash: cwd, exported variables and functions carry over from one command to
+ * the next. Commands run one at a time ({@link #turn}), each evaluated in the shell itself and
+ * followed by a marker line on stdout (with the exit status) and on stderr, which the pump threads
+ * find to know where the command's output ends.
+ *
+ * <p>On timeout the shell's children are stopped (TERM, grace, KILL) while the shell lives on; if
+ * the command is the shell itself (a builtin loop), the shell is restarted and the result says
+ * {@code session_reset}. Commands see {@code /dev/null} as stdin.
+ */
+final class ShellSession implements CommandControl {
+  private static final String BASH = ProcessTree.findOnPath("bash").orElse("/bin/bash");
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  final String name;
+  final Instant created = Instant.now();
+  private final Path workspace;
+  private final Map<String, String> environment;
+  private final Duration killGrace;
+  private final ExecutorService threads;
+  private final Semaphore turn = new Semaphore(1, true);
+
+  // Guarded by this.
+  private Process shell;
+  private OutputStream shellIn;
+  private MarkerScanner stdoutScanner;
+  private MarkerScanner stderrScanner;
+  private CommandRecord current;
+  private int commandCount;
+  private boolean closed;
+
+  ShellSession(
+      String name,
+      Path workspace,
+      Map<String, String> environment,
+      Duration killGrace,
+      ExecutorService threads) {
+    this.name = name;
+    this.workspace = workspace;
+    this.environment = Map.copyOf(environment);
+    this.killGrace = killGrace;
+    this.threads = threads;
+  }
+
+  synchronized int commandCount() {
+    return commandCount;
+  }
+
+  synchronized boolean busy() {
+    return current != null;
+  }
+
+  synchronized Optional<Long> pid() {
+    return shell == null || !shell.isAlive() ? Optional.empty() : Optional.of(shell.pid());
+  }
+
+  /** Runs {@code record} in this shell once earlier commands are done; returns at once. */
+  void submit(CommandRecord record) {
+    threads.submit(() -> run(record));
+  }
+
+  private void run(CommandRecord record) {
+    try {
+      turn.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    try {
+      runTurn(record);
+    } finally {
+      turn.release();
+    }
+  }
+
+  private void runTurn(CommandRecord record) {
+    long started = System.nanoTime();
+    String nonce = HexFormat.of().formatHex(bytes(12));
+    boolean reset = false;
+    Process process;
+    synchronized (this) {
+      if (closed) {
+        record.finish(failure("session '" + name + "' was deleted", started));
+        return;
+      }
+      try {
+        reset = ensureShell();
+      } catch (IOException e) {
+        record.finish(failure("could not start the session shell: " + e.getMessage(), started));
+        return;
+      }
+      current = record;
+      commandCount++;
+      stdoutScanner.expect(nonce);
+      stderrScanner.expect(nonce);
+      process = shell;
+    }
+    record.attach(this);
+    try {
+      synchronized (this) {
+        shellIn.write(script(record, nonce).getBytes(StandardCharsets.UTF_8));
+        shellIn.flush();
+      }
+    } catch (IOException e) {
+      // The shell died between commands; the watcher below reports it and the next turn restarts.
+    }
+    watch(record, process, started, reset);
+  }
+
+  private static byte[] bytes(int n) {
+    byte[] b = new byte[n];
+    RANDOM.nextBytes(b);
+    return b;
+  }
+
+  /** The text fed to the shell for one command: eval in a group so state persists. */
+  private String script(CommandRecord record, String nonce) {
+    StringBuilder s = new StringBuilder(record.command.length() + 160);
+    s.append("{ ");
+    record.cwd.ifPresent(dir -> s.append("cd -- ").append(quote(dir)).append(" && "));
+    s.append("eval ").append(quote(record.command)).append("\n} </dev/null\n");
+    s.append("__paddock_status=$?; printf '\\036PADDOCK:%s:%s\\n' ")
+        .append(nonce)
+        .append(" \"$__paddock_status\"; printf '\\036PADDOCK:%s:\\n' ")
+        .append(nonce)
+        .append(" >&2\n");
+    return s.toString();
+  }
+
+  static String quote(String text) {
+    return "'" + text.replace("'", "'\\''") + "'";
+  }
+
+  private void watch(CommandRecord record, Process process, long started, boolean reset) {
+    long deadline = started + TimeUnit.SECONDS.toNanos(record.timeoutSeconds);
+    boolean timedOut = false;
+    try {
+      while (!awaitMarkers(
+          Math.min(CommandRecord.SEAL_INTERVAL_NANOS, deadline - System.nanoTime()))) {
+        record.sealIfDue();
+        if (!process.isAlive()) {
+          // `exit` or a crash: the shell is gone, and with it the session's state.
+          awaitMarkers(TimeUnit.MILLISECONDS.toNanos(200));
+          finishWith(
+              record,
+              process.waitFor(),
+              false,
+              true,
+              started,
+              Optional.of("the session shell exited; it restarts with a clean state"));
+          return;
+        }
+        if (System.nanoTime() >= deadline) {
+          timedOut = true;
+          break;
+        }
+      }
+      if (!timedOut) {
+        finishWith(record, stdoutScanner().status(), false, reset, started, Optional.empty());
+        return;
+      }
+      ProcessTree.signalDescendants(process.toHandle(), "TERM");
+      if (!awaitMarkers(killGrace.toNanos())) {
+        ProcessTree.signalDescendants(process.toHandle(), "KILL");
+        if (!awaitMarkers(TimeUnit.MILLISECONDS.toNanos(500))) {
+          // The shell itself is busy (a builtin loop): only a restart frees the session.
+          ProcessTree.terminate(process.toHandle(), ProcessTree.hasOwnGroup(), killGrace);
+          finishWith(
+              record,
+              -1,
+              true,
+              true,
+              started,
+              Optional.of(timeoutMessage(record) + "; the session shell was restarted"));
+          return;
+        }
+      }
+      finishWith(record, -1, true, reset, started, Optional.of(timeoutMessage(record)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      finishWith(record, -1, false, reset, started, Optional.of("interrupted"));
+    }
+  }
+
+  private static String timeoutMessage(CommandRecord record) {
+    return "timed out after " + record.timeoutSeconds + " s; its processes were killed";
+  }
+
+  private synchronized MarkerScanner stdoutScanner() {
+    return stdoutScanner;
+  }
+
+  private boolean awaitMarkers(long nanos) throws InterruptedException {
+    MarkerScanner out;
+    MarkerScanner err;
+    synchronized (this) {
+      out = stdoutScanner;
+      err = stderrScanner;
+    }
+    long deadline = System.nanoTime() + Math.max(0, nanos);
+    return out.await(deadline) && err.await(deadline);
+  }
+
+  private void finishWith(
+      CommandRecord record,
+      int exit,
+      boolean timedOut,
+      boolean reset,
+      long started,
+      Optional<String> error) {
+    synchronized (this) {
+      if (current == record) {
+        current = null;
+      }
+    }
+    record.finish(
+        new CommandResult(
+            exit,
+            timedOut,
+            record.truncated(Channel.STDOUT),
+            record.truncated(Channel.STDERR),
+            error,
+            reset,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)));
+  }
+
+  private CommandResult failure(String message, long started) {
+    return new CommandResult(
+        -1,
+        false,
+        false,
+        false,
+        Optional.of(message),
+        false,
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+  }
+
+  /** Starts the shell if it is not running; returns true when this replaced a dead one. */
+  private boolean ensureShell() throws IOException {
+    if (shell != null && shell.isAlive()) {
+      return false;
+    }
+    boolean replaced = shell != null;
+    List<String> argv = new ArrayList<>(ProcessTree.newSessionPrefix());
+    argv.addAll(List.of(BASH, "--noprofile", "--norc"));
+    ProcessBuilder builder = new ProcessBuilder(argv).directory(workspace.toFile());
+    builder.environment().clear();
+    builder.environment().putAll(environment);
+    Process started = builder.start();
+    shell = started;
+    shellIn = started.getOutputStream();
+    MarkerScanner out = new MarkerScanner(Channel.STDOUT);
+    MarkerScanner err = new MarkerScanner(Channel.STDERR);
+    stdoutScanner = out;
+    stderrScanner = err;
+    threads.submit(
+        () -> {
+          Pumps.pump(started.getInputStream(), out::accept);
+          out.markEof();
+        });
+    threads.submit(
+        () -> {
+          Pumps.pump(started.getErrorStream(), err::accept);
+          err.markEof();
+        });
+    return replaced;
+  }
+
+  private synchronized CommandRecord current() {
+    return current;
+  }
+
+  @Override
+  public void writeStdin(byte[] data) {
+    throw new IllegalStateException(
+        "commands in a session read /dev/null; use a one-shot command for stdin");
+  }
+
+  @Override
+  public void closeStdin() {
+    throw new IllegalStateException(
+        "commands in a session read /dev/null; use a one-shot command for stdin");
+  }
+
+  @Override
+  public void signal(String signal) {
+    Process process;
+    synchronized (this) {
+      process = shell;
+    }
+    if (process != null) {
+      ProcessTree.signalDescendants(process.toHandle(), signal);
+    }
+  }
+
+  @Override
+  public void stop(Duration grace) {
+    close();
+  }
+
+  /** Ends the shell and its children; a command in progress ends with an error. */
+  void close() {
+    Process process;
+    synchronized (this) {
+      closed = true;
+      process = shell;
+    }
+    if (process != null) {
+      try {
+        ProcessTree.terminate(process.toHandle(), ProcessTree.hasOwnGroup(), killGrace);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Splits one channel of the shell's output into the current command's output and the marker that
+   * ends it. Bytes that might be the start of a marker are held back until it is clear. Guarded by
+   * {@code this}; waiters block on it.
+   */
+  private final class MarkerScanner {
+    private final Channel channel;
+    private byte[] marker = new byte[0];
+    private final byte[] held = new byte[256];
+    private int heldLength;
+    private boolean seen = true;
+    private int status = -1;
+    private boolean eof;
+
+    MarkerScanner(Channel channel) {
+      this.channel = channel;
+    }
+
+    synchronized void expect(String nonce) {
+      marker = ("\036PADDOCK:" + nonce + ":").getBytes(StandardCharsets.US_ASCII);
+      seen = false;
+      status = -1;
+    }
+
+    synchronized int status() {
+      return status;
+    }
+
+    synchronized boolean await(long deadlineNanos) throws InterruptedException {
+      while (!seen && !eof) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+      return seen;
+    }
+
+    /**
+     * Called by the one pump thread of this channel. Output before a marker is handed to the
+     * command <em>before</em> the marker is announced, so the watcher never finishes the command
+     * while its last bytes are still on their way.
+     */
+    void accept(byte[] data, int offset, int length) {
+      CommandRecord target = current();
+      List<byte[]> deliver = new ArrayList<>(2);
+      boolean markerFound = false;
+      int markerStatus = -1;
+      synchronized (this) {
+        byte[] buffer = new byte[heldLength + length];
+        System.arraycopy(held, 0, buffer, 0, heldLength);
+        System.arraycopy(data, offset, buffer, heldLength, length);
+        heldLength = 0;
+        if (!seen) {
+          int at = indexOf(buffer, 0, marker);
+          int newline = at < 0 ? -1 : indexOfByte(buffer, at + marker.length, (byte) '\n');
+          if (at >= 0 && newline >= 0) {
+            deliver.add(java.util.Arrays.copyOfRange(buffer, 0, at));
+            markerStatus =
+                parse(
+                    new String(
+                        buffer,
+                        at + marker.length,
+                        newline - at - marker.length,
+                        StandardCharsets.US_ASCII));
+            markerFound = true;
+            // Whatever follows the marker comes from background jobs between commands: dropped.
+          } else if (at >= 0) {
+            deliver.add(java.util.Arrays.copyOfRange(buffer, 0, at));
+            hold(buffer, at, buffer.length);
+          } else {
+            int keep = partialMarkerSuffix(buffer, 0);
+            deliver.add(java.util.Arrays.copyOfRange(buffer, 0, buffer.length - keep));
+            hold(buffer, buffer.length - keep, buffer.length);
+          }
+        }
+      }
+      if (target != null) {
+        for (byte[] chunk : deliver) {
+          if (chunk.length > 0) {
+            target.append(channel, chunk, 0, chunk.length);
+          }
+        }
+      }
+      if (markerFound) {
+        synchronized (this) {
+          status = markerStatus;
+          seen = true;
+          notifyAll();
+        }
+      }
+    }
+
+    synchronized void markEof() {
+      eof = true;
+      notifyAll();
+    }
+
+    private void hold(byte[] buffer, int from, int to) {
+      int n = Math.min(to - from, held.length);
+      System.arraycopy(buffer, from, held, 0, n);
+      heldLength = n;
+    }
+
+    private int partialMarkerSuffix(byte[] buffer, int from) {
+      int max = Math.min(marker.length - 1, buffer.length - from);
+      for (int len = max; len > 0; len--) {
+        if (java.util.Arrays.equals(buffer, buffer.length - len, buffer.length, marker, 0, len)) {
+          return len;
+        }
+      }
+      return 0;
+    }
+
+    private static int parse(String digits) {
+      if (digits.isEmpty()) {
+        return 0;
+      }
+      try {
+        return Integer.parseInt(digits.trim());
+      } catch (NumberFormatException e) {
+        return -1;
+      }
+    }
+
+    private static int indexOf(byte[] buffer, int from, byte[] pattern) {
+      outer:
+      for (int i = from; i <= buffer.length - pattern.length; i++) {
+        for (int j = 0; j < pattern.length; j++) {
+          if (buffer[i + j] != pattern[j]) {
+            continue outer;
+          }
+        }
+        return i;
+      }
+      return -1;
+    }
+
+    private static int indexOfByte(byte[] buffer, int from, byte b) {
+      for (int i = from; i < buffer.length; i++) {
+        if (buffer[i] == b) {
+          return i;
+        }
+      }
+      return -1;
+    }
+  }
+}
