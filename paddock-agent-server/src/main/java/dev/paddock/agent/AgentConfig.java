@@ -24,6 +24,7 @@ import java.util.Objects;
  * @param maxEventAge events older than this are dropped
  * @param maxSpoolBytes most bytes of spooled output kept on disk across all commands
  * @param maxJsonBytes largest JSON request body accepted
+ * @param warmShells one-shot shells kept started ahead of time (0 disables; see WarmShells)
  */
 public record AgentConfig(
     String host,
@@ -39,7 +40,8 @@ public record AgentConfig(
     int maxEvents,
     Duration maxEventAge,
     long maxSpoolBytes,
-    long maxJsonBytes) {
+    long maxJsonBytes,
+    int warmShells) {
 
   public AgentConfig {
     Objects.requireNonNull(host, "host");
@@ -76,8 +78,14 @@ public record AgentConfig(
     private Duration maxEventAge = Duration.ofDays(7);
     private long maxSpoolBytes = 1L << 30;
     private long maxJsonBytes = 4L << 20;
+    private int warmShells = 2;
 
     private Builder() {}
+
+    public Builder warmShells(int count) {
+      this.warmShells = count;
+      return this;
+    }
 
     public Builder host(String host) {
       this.host = host;
@@ -171,7 +179,8 @@ public record AgentConfig(
           maxEvents,
           maxEventAge,
           maxSpoolBytes,
-          maxJsonBytes);
+          maxJsonBytes,
+          warmShells);
     }
   }
 }

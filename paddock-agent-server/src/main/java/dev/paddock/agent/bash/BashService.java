@@ -43,12 +43,16 @@ public final class BashService implements AutoCloseable {
   private final Map<String, ShellSession> sessions = new ConcurrentHashMap<>();
   private final Map<String, String> environment;
   private final ExecutorService threads;
+  private final WarmShells warmShells;
 
   public BashService(AgentConfig config) {
     this.config = config;
     this.log = new EventLog(config.maxEvents(), config.maxEventAge());
     this.environment = commandEnvironment(System.getenv());
     this.threads = Executors.newCachedThreadPool(daemonThreads());
+    this.warmShells =
+        new WarmShells(
+            config.warmShells(), config.workspace(), environment, config.killGrace(), threads);
   }
 
   private static ThreadFactory daemonThreads() {
@@ -108,11 +112,14 @@ public final class BashService implements AutoCloseable {
       session.submit(record);
     } else {
       Map<String, String> env = environment;
+      Optional<WarmShells> warm = Optional.of(warmShells);
       if (!request.env().isEmpty()) {
+        // A warm shell already has its environment; extra variables need a cold start.
         env = new LinkedHashMap<>(environment);
         env.putAll(request.env());
+        warm = Optional.empty();
       }
-      OneShotCommand.start(record, cwd, env, request.stdin(), config.killGrace(), threads);
+      OneShotCommand.start(record, cwd, env, request.stdin(), config.killGrace(), threads, warm);
     }
     return record;
   }
@@ -238,6 +245,7 @@ public final class BashService implements AutoCloseable {
   /** Stops every running command and session and deletes the spool directory. */
   @Override
   public void close() {
+    warmShells.close();
     for (ShellSession session : sessions.values()) {
       session.close();
     }

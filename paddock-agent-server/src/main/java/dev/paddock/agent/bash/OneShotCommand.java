@@ -43,19 +43,14 @@ final class OneShotCommand implements CommandControl {
       Map<String, String> environment,
       boolean keepStdin,
       Duration killGrace,
-      ExecutorService threads) {
-    List<String> argv = new ArrayList<>(ProcessTree.newSessionPrefix());
-    argv.addAll(List.of(BASH, "-c", record.command));
-    ProcessBuilder builder = new ProcessBuilder(argv).directory(cwd.toFile());
-    builder.environment().clear();
-    builder.environment().putAll(environment);
-    if (!keepStdin) {
-      builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-    }
+      ExecutorService threads,
+      Optional<WarmShells> warm) {
     long started = System.nanoTime();
     Process process;
     try {
-      process = builder.start();
+      Optional<Process> warmShell = warm.flatMap(w -> w.start(record.command, cwd, keepStdin));
+      process =
+          warmShell.isPresent() ? warmShell.get() : coldStart(record, cwd, environment, keepStdin);
     } catch (IOException e) {
       byte[] message =
           ("Error executing command: " + e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8);
@@ -84,6 +79,21 @@ final class OneShotCommand implements CommandControl {
                 Pumps.pump(
                     process.getErrorStream(), (b, o, n) -> record.append(Channel.STDERR, b, o, n)));
     threads.submit(() -> command.watch(started, killGrace, out, err));
+  }
+
+  /** Starts {@code setsid bash -c <command>} now (no warm shell, extra env, or a long script). */
+  private static Process coldStart(
+      CommandRecord record, Path cwd, Map<String, String> environment, boolean keepStdin)
+      throws IOException {
+    List<String> argv = new ArrayList<>(ProcessTree.newSessionPrefix());
+    argv.addAll(List.of(BASH, "-c", record.command));
+    ProcessBuilder builder = new ProcessBuilder(argv).directory(cwd.toFile());
+    builder.environment().clear();
+    builder.environment().putAll(environment);
+    if (!keepStdin) {
+      builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    }
+    return builder.start();
   }
 
   private void watch(long started, Duration killGrace, Future<?> out, Future<?> err) {

@@ -44,6 +44,8 @@ final class ShellSession implements CommandControl {
   private MarkerScanner stdoutScanner;
   private MarkerScanner stderrScanner;
   private CommandRecord current;
+  private boolean currentReset;
+  private long currentStarted;
   private int commandCount;
   private boolean closed;
 
@@ -72,8 +74,28 @@ final class ShellSession implements CommandControl {
     return shell == null || !shell.isAlive() ? Optional.empty() : Optional.of(shell.pid());
   }
 
-  /** Runs {@code record} in this shell once earlier commands are done; returns at once. */
+  /**
+   * Runs {@code record} in this shell once earlier commands are done; returns at once. When the
+   * shell is free the command is written to it on the caller's thread (no hand-off on the request
+   * path) and only the watching moves to a pool thread.
+   */
   void submit(CommandRecord record) {
+    if (turn.tryAcquire()) {
+      Optional<Turn> begun = begin(record);
+      if (begun.isEmpty()) {
+        turn.release();
+        return;
+      }
+      threads.submit(
+          () -> {
+            try {
+              watch(record, begun.get());
+            } finally {
+              turn.release();
+            }
+          });
+      return;
+    }
     threads.submit(() -> run(record));
   }
 
@@ -85,44 +107,69 @@ final class ShellSession implements CommandControl {
       return;
     }
     try {
-      runTurn(record);
+      begin(record).ifPresent(t -> watch(record, t));
     } finally {
       turn.release();
     }
   }
 
-  private void runTurn(CommandRecord record) {
+  /** The shell a command was written to, and when. */
+  private record Turn(Process process, long started, boolean reset) {}
+
+  /** Makes {@code record} current and feeds it to the shell; empty when it ended right away. */
+  private Optional<Turn> begin(CommandRecord record) {
     long started = System.nanoTime();
     String nonce = HexFormat.of().formatHex(bytes(12));
-    boolean reset = false;
+    boolean reset;
     Process process;
     synchronized (this) {
       if (closed) {
         record.finish(failure("session '" + name + "' was deleted", started));
-        return;
+        return Optional.empty();
       }
       try {
         reset = ensureShell();
       } catch (IOException e) {
         record.finish(failure("could not start the session shell: " + e.getMessage(), started));
-        return;
+        return Optional.empty();
       }
       current = record;
+      currentReset = reset;
+      currentStarted = started;
       commandCount++;
       stdoutScanner.expect(nonce);
       stderrScanner.expect(nonce);
       process = shell;
-    }
-    record.attach(this);
-    try {
-      synchronized (this) {
+      record.attach(this);
+      try {
         shellIn.write(script(record, nonce).getBytes(StandardCharsets.UTF_8));
         shellIn.flush();
+      } catch (IOException e) {
+        // The shell died between commands; the watcher reports it and the next turn restarts.
       }
-    } catch (IOException e) {
-      // The shell died between commands; the watcher below reports it and the next turn restarts.
     }
-    watch(record, process, started, reset);
+    return Optional.of(new Turn(process, started, reset));
+  }
+
+  /**
+   * Called by a pump once its marker is in: when both markers are, the command is finished right
+   * there (the watcher would only add a thread hop to the reply).
+   */
+  private void markerSeen() {
+    CommandRecord record;
+    boolean reset;
+    long started;
+    int status;
+    synchronized (this) {
+      if (current == null || !stdoutScanner.seen() || !stderrScanner.seen()) {
+        return;
+      }
+      record = current;
+      reset = currentReset;
+      started = currentStarted;
+      status = stdoutScanner.status();
+    }
+    finishWith(record, status, false, reset, started, Optional.empty());
   }
 
   private static byte[] bytes(int n) {
@@ -149,7 +196,10 @@ final class ShellSession implements CommandControl {
     return "'" + text.replace("'", "'\\''") + "'";
   }
 
-  private void watch(CommandRecord record, Process process, long started, boolean reset) {
+  private void watch(CommandRecord record, Turn turn) {
+    Process process = turn.process();
+    long started = turn.started();
+    boolean reset = turn.reset();
     long deadline = started + TimeUnit.SECONDS.toNanos(record.timeoutSeconds);
     boolean timedOut = false;
     try {
@@ -360,6 +410,10 @@ final class ShellSession implements CommandControl {
       return status;
     }
 
+    synchronized boolean seen() {
+      return seen;
+    }
+
     synchronized boolean await(long deadlineNanos) throws InterruptedException {
       while (!seen && !eof) {
         long left = deadlineNanos - System.nanoTime();
@@ -423,6 +477,7 @@ final class ShellSession implements CommandControl {
           seen = true;
           notifyAll();
         }
+        markerSeen();
       }
     }
 
