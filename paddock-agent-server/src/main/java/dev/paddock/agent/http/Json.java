@@ -16,7 +16,9 @@ public final class Json {
           .streamReadConstraints(
               StreamReadConstraints.builder().maxNestingDepth(64).maxStringLength(16 << 20).build())
           .build();
-  private static final JSON JSON_STD = JSON.builder(FACTORY).build();
+  // Nulls are written: the OpenHands shapes carry explicit nulls (exit_code, cwd, next_page_id).
+  private static final JSON JSON_STD =
+      JSON.builder(FACTORY).enable(JSON.Feature.WRITE_NULL_PROPERTIES).build();
 
   private Json() {}
 
