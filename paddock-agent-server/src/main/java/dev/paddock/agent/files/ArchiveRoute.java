@@ -1,0 +1,118 @@
+package dev.paddock.agent.files;
+
+import dev.paddock.agent.git.GitArchive;
+import dev.paddock.agent.http.Call;
+import dev.paddock.agent.http.HttpError;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * {@code GET /api/file/archive}: a directory as a {@code git-delta} patch (delegated to {@link
+ * GitArchive}) or as a {@code tar.gz} streamed straight into the chunked response, with no temp
+ * file and no buffering beyond fixed-size buffers. Errors found before the first byte (400 relative
+ * path or not a directory, 403 outside the roots, 404 missing, 422 unknown format or parameter) are
+ * JSON; a failure after streaming began cuts the response short, which a client sees as a truncated
+ * gzip stream.
+ */
+final class ArchiveRoute {
+  static final String TAR_GZ = "tar.gz";
+  static final String GIT_DELTA = "git-delta";
+
+  /**
+   * Deflate level of tar.gz archives. Measured on the JDK's java.base sources (49 MB, JDK 25, one
+   * busy core): level 1 ran 3.7x as fast as the default 6 and 1.7x as fast as 3, and its output was
+   * 23% of the input against 18% (level 6) and 21% (level 3). An archive is taken from a sandbox
+   * whose CPU the agent shares, and ~25% more bytes cost less than ~4x the CPU time, so level 1.
+   */
+  static final int GZIP_LEVEL = 1;
+
+  private static final int STREAM_BUFFER_BYTES = 64 * 1024;
+  private static final Set<String> PARAMETERS =
+      Set.of("path", "format", "base_ref", "use_default_excludes", "exclude");
+
+  private final PathGuard guard;
+
+  ArchiveRoute(PathGuard guard) {
+    this.guard = guard;
+  }
+
+  void handle(Call call) throws IOException {
+    call.allowQuery(PARAMETERS);
+    Path dir = guard.resolve(call.requiredQuery("path"));
+    String format = call.query("format").orElse(GIT_DELTA);
+    if (!format.equals(GIT_DELTA) && !format.equals(TAR_GZ)) {
+      throw HttpError.unprocessable(
+          "format must be '" + GIT_DELTA + "' or '" + TAR_GZ + "', got '" + format + "'");
+    }
+    ExcludeRules excludes = excludes(call);
+    requireDirectory(dir);
+    if (format.equals(GIT_DELTA)) {
+      Optional<String> baseRef = call.query("base_ref").filter(ref -> !ref.isEmpty());
+      if (baseRef.isPresent() && baseRef.get().startsWith("-")) {
+        throw HttpError.badRequest("base_ref must not start with '-', got '" + baseRef.get() + "'");
+      }
+      GitArchive.respondDelta(call, dir, baseRef, excludes.patterns());
+    } else {
+      respondTarGz(call, dir, excludes);
+    }
+  }
+
+  private static ExcludeRules excludes(Call call) {
+    List<String> patterns = new ArrayList<>();
+    if (call.queryBoolean("use_default_excludes").orElse(true)) {
+      patterns.addAll(Excludes.DEFAULTS);
+    }
+    patterns.addAll(call.queryAll("exclude"));
+    return ExcludeRules.of(patterns);
+  }
+
+  private static void requireDirectory(Path dir) throws IOException {
+    BasicFileAttributes attributes;
+    try {
+      attributes = Files.readAttributes(dir, BasicFileAttributes.class);
+    } catch (FileSystemException e) {
+      throw FileErrors.translate(e);
+    }
+    if (!attributes.isDirectory()) {
+      throw HttpError.badRequest("'" + dir + "' is not a directory");
+    }
+  }
+
+  private static void respondTarGz(Call call, Path dir, ExcludeRules excludes) throws IOException {
+    for (Map.Entry<String, String> header : GitArchive.repoHeaders(dir).entrySet()) {
+      call.setHeader(header.getKey(), header.getValue());
+    }
+    call.setHeader("X-Archive-Format", TAR_GZ);
+    call.setHeader(
+        "Content-Disposition",
+        ContentDisposition.attachment(TreeArchiver.rootName(dir) + ".tar.gz"));
+    try (OutputStream body = call.stream(200, "application/gzip", 0);
+        TarEntryWriter tar = new TarEntryWriter(gzip(body))) {
+      new TreeArchiver(dir, excludes, tar).write();
+      tar.finish();
+    }
+  }
+
+  private static OutputStream gzip(OutputStream body) throws IOException {
+    return new LeveledGzip(new BufferedOutputStream(body, STREAM_BUFFER_BYTES), GZIP_LEVEL);
+  }
+
+  /** {@link GZIPOutputStream} at a chosen level (the JDK class exposes only the default). */
+  private static final class LeveledGzip extends GZIPOutputStream {
+    LeveledGzip(OutputStream out, int level) throws IOException {
+      super(out, STREAM_BUFFER_BYTES);
+      def.setLevel(level);
+    }
+  }
+}
