@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,18 +19,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class GitDeltaArchiveTest {
   @RegisterExtension final AgentFixture agent = new AgentFixture();
 
-  private DeltaServer server;
+  private ArchiveClient server;
   private Path scratch;
 
   @BeforeEach
   void startServer() throws IOException {
-    server = new DeltaServer();
+    server = new ArchiveClient(agent);
     scratch = agent.scratch();
-  }
-
-  @AfterEach
-  void stopServer() {
-    server.close();
   }
 
   @Test
@@ -56,10 +50,10 @@ class GitDeltaArchiveTest {
     HttpResponse<byte[]> response = server.archive(repo.dir());
 
     assertThat(response.statusCode()).as(text(response)).isEqualTo(200);
-    assertThat(DeltaServer.header(response, "Content-Type")).contains("text/x-patch");
-    assertThat(DeltaServer.header(response, "X-Archive-Format")).contains("git-delta");
-    assertThat(DeltaServer.header(response, "X-Archive-Base-Commit")).contains(base);
-    assertThat(DeltaServer.header(response, "X-Archive-Base-Ref")).contains("auto");
+    assertThat(ArchiveClient.header(response, "Content-Type")).contains("text/x-patch");
+    assertThat(ArchiveClient.header(response, "X-Archive-Format")).contains("git-delta");
+    assertThat(ArchiveClient.header(response, "X-Archive-Base-Commit")).contains(base);
+    assertThat(ArchiveClient.header(response, "X-Archive-Base-Ref")).contains("auto");
     assertThat(text(response)).contains("rename from old-name.txt", "GIT binary patch");
     Path restored = applyToCheckout(repo, base, response.body());
     Files.delete(repo.path("debug.log"));
@@ -76,9 +70,9 @@ class GitDeltaArchiveTest {
 
     assertThat(response.statusCode()).as(text(response)).isEqualTo(200);
     assertThat(text(response)).contains("new file mode", "b/a.txt", "b/dir/b.txt");
-    assertThat(DeltaServer.header(response, "X-Archive-Base-Commit")).isEmpty();
-    assertThat(DeltaServer.header(response, "X-Archive-Base-Ref")).isEmpty();
-    assertThat(DeltaServer.header(response, "X-Archive-Branch")).contains("main");
+    assertThat(ArchiveClient.header(response, "X-Archive-Base-Commit")).isEmpty();
+    assertThat(ArchiveClient.header(response, "X-Archive-Base-Ref")).isEmpty();
+    assertThat(ArchiveClient.header(response, "X-Archive-Branch")).contains("main");
   }
 
   @Test
@@ -131,8 +125,8 @@ class GitDeltaArchiveTest {
     HttpResponse<byte[]> response = server.archive(repo.dir(), "base_ref=v1");
 
     assertThat(response.statusCode()).as(text(response)).isEqualTo(200);
-    assertThat(DeltaServer.header(response, "X-Archive-Base-Commit")).contains(first);
-    assertThat(DeltaServer.header(response, "X-Archive-Base-Ref")).contains("v1");
+    assertThat(ArchiveClient.header(response, "X-Archive-Base-Commit")).contains(first);
+    assertThat(ArchiveClient.header(response, "X-Archive-Base-Ref")).contains("v1");
     assertThat(text(response)).contains("-v1", "+v3");
   }
 
@@ -151,7 +145,7 @@ class GitDeltaArchiveTest {
 
     HttpResponse<byte[]> response = server.archive(clone.dir());
 
-    assertThat(DeltaServer.header(response, "X-Archive-Base-Commit")).contains(shared);
+    assertThat(ArchiveClient.header(response, "X-Archive-Base-Commit")).contains(shared);
     assertThat(text(response)).contains("+local commit", "+uncommitted");
   }
 
@@ -194,7 +188,7 @@ class GitDeltaArchiveTest {
 
     assertThat(response.statusCode()).as(text(response)).isEqualTo(200);
     assertThat(text(response)).contains("+b");
-    assertThat(DeltaServer.header(response, "X-Archive-Repo-Root"))
+    assertThat(ArchiveClient.header(response, "X-Archive-Repo-Root"))
         .contains(HeaderValues.percentEncode(repo.dir().toRealPath().toString()));
   }
 
@@ -220,7 +214,7 @@ class GitDeltaArchiveTest {
     HttpResponse<byte[]> response = server.archive(repo.path("svc"));
 
     assertThat(text(response)).contains("b/svc/a.txt").doesNotContain("lib/b.txt");
-    assertThat(DeltaServer.header(response, "X-Archive-Base-Commit")).contains(base);
+    assertThat(ArchiveClient.header(response, "X-Archive-Base-Commit")).contains(base);
   }
 
   @Test
