@@ -24,7 +24,8 @@ import java.util.Objects;
  * @param maxEventAge events older than this are dropped
  * @param maxSpoolBytes most bytes of spooled output kept on disk across all commands
  * @param maxJsonBytes largest JSON request body accepted
- * @param warmShells one-shot shells kept started ahead of time (0 disables; see WarmShells)
+ * @param forkServer fork one-shot commands from a long-lived bash (see ForkServer); when false, or
+ *     when it cannot start, each command is a fresh {@code setsid bash -c}
  */
 public record AgentConfig(
     String host,
@@ -41,7 +42,7 @@ public record AgentConfig(
     Duration maxEventAge,
     long maxSpoolBytes,
     long maxJsonBytes,
-    int warmShells) {
+    boolean forkServer) {
 
   public AgentConfig {
     Objects.requireNonNull(host, "host");
@@ -78,12 +79,12 @@ public record AgentConfig(
     private Duration maxEventAge = Duration.ofDays(7);
     private long maxSpoolBytes = 1L << 30;
     private long maxJsonBytes = 4L << 20;
-    private int warmShells = 2;
+    private boolean forkServer = true;
 
     private Builder() {}
 
-    public Builder warmShells(int count) {
-      this.warmShells = count;
+    public Builder forkServer(boolean enabled) {
+      this.forkServer = enabled;
       return this;
     }
 
@@ -180,7 +181,7 @@ public record AgentConfig(
           maxEventAge,
           maxSpoolBytes,
           maxJsonBytes,
-          warmShells);
+          forkServer);
     }
   }
 }

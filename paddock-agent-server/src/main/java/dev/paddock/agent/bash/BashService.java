@@ -41,18 +41,26 @@ public final class BashService implements AutoCloseable {
   private final EventLog log;
   private final Map<String, CommandRecord> commands = new ConcurrentHashMap<>();
   private final Map<String, ShellSession> sessions = new ConcurrentHashMap<>();
+
+  /**
+   * Spool bytes of finished commands still in the history (running ones are bounded by the cap).
+   */
+  private final java.util.concurrent.atomic.AtomicLong spooledBytes =
+      new java.util.concurrent.atomic.AtomicLong();
+
   private final Map<String, String> environment;
   private final ExecutorService threads;
-  private final WarmShells warmShells;
+  private final Optional<ForkServer> forkServer;
 
   public BashService(AgentConfig config) {
     this.config = config;
     this.log = new EventLog(config.maxEvents(), config.maxEventAge());
     this.environment = commandEnvironment(System.getenv());
     this.threads = Executors.newCachedThreadPool(daemonThreads());
-    this.warmShells =
-        new WarmShells(
-            config.warmShells(), config.workspace(), environment, config.killGrace(), threads);
+    this.forkServer =
+        config.forkServer()
+            ? ForkServer.start(threads, config.workspace(), environment, config.killGrace())
+            : Optional.empty();
   }
 
   private static ThreadFactory daemonThreads() {
@@ -107,19 +115,29 @@ public final class BashService implements AutoCloseable {
     }
     commands.put(id, record);
     log.add(new BashEvent.Command(record));
-    record.result.whenComplete((r, e) -> prune());
+    record.result.whenComplete(
+        (r, e) -> {
+          spooledBytes.addAndGet(record.spoolBytes());
+          prune();
+        });
     if (session != null) {
       session.submit(record);
     } else {
-      Map<String, String> env = environment;
-      Optional<WarmShells> warm = Optional.of(warmShells);
-      if (!request.env().isEmpty()) {
-        // A warm shell already has its environment; extra variables need a cold start.
-        env = new LinkedHashMap<>(environment);
+      boolean forked =
+          forkServer.isPresent()
+              && ForkedCommand.start(
+                  record,
+                  cwd,
+                  request.env(),
+                  request.stdin(),
+                  config.killGrace(),
+                  threads,
+                  forkServer.get());
+      if (!forked) {
+        Map<String, String> env = new LinkedHashMap<>(environment);
         env.putAll(request.env());
-        warm = Optional.empty();
+        OneShotCommand.start(record, cwd, env, request.stdin(), config.killGrace(), threads);
       }
-      OneShotCommand.start(record, cwd, env, request.stdin(), config.killGrace(), threads, warm);
     }
     return record;
   }
@@ -210,10 +228,7 @@ public final class BashService implements AutoCloseable {
   /** Applies the retention bounds (count, age, spool bytes). Cheap when nothing is due. */
   public void prune() {
     release(log.prune());
-    long total = 0;
-    for (CommandRecord r : commands.values()) {
-      total += r.spoolBytes();
-    }
+    long total = spooledBytes.get();
     if (total <= config.maxSpoolBytes()) {
       return;
     }
@@ -235,8 +250,8 @@ public final class BashService implements AutoCloseable {
     for (BashEvent event : dropped) {
       CommandRecord record = event.command();
       record.forget(event);
-      if (record.forgotten()) {
-        commands.remove(record.id);
+      if (record.forgotten() && commands.remove(record.id) != null) {
+        spooledBytes.addAndGet(-record.spoolBytes());
         record.deleteSpool();
       }
     }
@@ -245,7 +260,7 @@ public final class BashService implements AutoCloseable {
   /** Stops every running command and session and deletes the spool directory. */
   @Override
   public void close() {
-    warmShells.close();
+    forkServer.ifPresent(ForkServer::close);
     for (ShellSession session : sessions.values()) {
       session.close();
     }

@@ -16,9 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A command run in a fresh {@code bash -c}, as the leader of its own process group. Two pump
- * threads read stdout and stderr; a watcher thread waits for exit, cuts timed events, and on
- * timeout stops the whole tree (TERM, grace, KILL).
+ * A command run in a fresh {@code bash -c}, as the leader of its own process group: the fallback
+ * when the {@link ForkServer} is disabled or unavailable. Two pump threads read stdout and stderr;
+ * a watcher thread waits for exit, cuts timed events, and on timeout stops the whole tree (TERM,
+ * grace, KILL).
  */
 final class OneShotCommand implements CommandControl {
   /** After the shell exits, how long to wait for background children to release its pipes. */
@@ -43,14 +44,11 @@ final class OneShotCommand implements CommandControl {
       Map<String, String> environment,
       boolean keepStdin,
       Duration killGrace,
-      ExecutorService threads,
-      Optional<WarmShells> warm) {
+      ExecutorService threads) {
     long started = System.nanoTime();
     Process process;
     try {
-      Optional<Process> warmShell = warm.flatMap(w -> w.start(record.command, cwd, keepStdin));
-      process =
-          warmShell.isPresent() ? warmShell.get() : coldStart(record, cwd, environment, keepStdin);
+      process = coldStart(record, cwd, environment, keepStdin);
     } catch (IOException e) {
       byte[] message =
           ("Error executing command: " + e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8);
@@ -81,7 +79,7 @@ final class OneShotCommand implements CommandControl {
     threads.submit(() -> command.watch(started, killGrace, out, err));
   }
 
-  /** Starts {@code setsid bash -c <command>} now (no warm shell, extra env, or a long script). */
+  /** Starts {@code setsid bash -c <command>}. */
   private static Process coldStart(
       CommandRecord record, Path cwd, Map<String, String> environment, boolean keepStdin)
       throws IOException {
