@@ -68,6 +68,7 @@ public final class AgentServer implements AutoCloseable {
     http.createContext("/", server.router());
     http.start();
     server.ready = true;
+    server.bash.warmUp();
     if (server.open) {
       // Plain stderr, not System.Logger: loading java.util.logging at start costs ~6 MiB of RSS.
       System.err.println(

@@ -16,7 +16,7 @@ import java.util.concurrent.CountDownLatch;
  *
  * <pre>
  * paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR] [--file-root DIR]...
- *               [--timeout SECONDS] [--secrets-stdin]
+ *               [--timeout SECONDS] [--secrets-stdin] [--no-fork-server]
  * </pre>
  *
  * Keys come from {@code OH_SESSION_API_KEYS_0..n} or {@code SESSION_API_KEY} (OpenHands' names),
@@ -43,10 +43,12 @@ public final class AgentServerMain {
         case "--timeout" ->
             builder.defaultTimeout(Duration.ofSeconds(Long.parseLong(value(args, ++i, arg))));
         case "--secrets-stdin" -> secretsFromStdin = true;
+        case "--no-fork-server" -> builder.forkServer(false);
         case "-h", "--help" -> {
           System.out.println(
               "usage: paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR]"
-                  + " [--file-root DIR]... [--timeout SECONDS] [--secrets-stdin]");
+                  + " [--file-root DIR]... [--timeout SECONDS] [--secrets-stdin]"
+                  + " [--no-fork-server]");
           return;
         }
         default -> {

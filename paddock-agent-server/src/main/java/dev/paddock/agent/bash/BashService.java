@@ -72,6 +72,14 @@ public final class BashService implements AutoCloseable {
     };
   }
 
+  /**
+   * Starts the fork server's shell in the background. Called once the agent is serving, so that
+   * spawning the first process is not on the start-up path.
+   */
+  public void warmUp() {
+    forkServer.ifPresent(f -> threads.submit(f::warmUp));
+  }
+
   /** The environment commands get: the agent's own, less every key and secret. */
   static Map<String, String> commandEnvironment(Map<String, String> agentEnvironment) {
     Map<String, String> env = new LinkedHashMap<>();

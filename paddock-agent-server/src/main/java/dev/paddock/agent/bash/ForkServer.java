@@ -82,9 +82,6 @@ final class ForkServer implements AutoCloseable {
       listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
       ForkServer server = new ForkServer(listener, threads, directory, environment, killGrace);
       threads.submit(server::acceptLoop);
-      synchronized (server) {
-        server.ensureZygote();
-      }
       return Optional.of(server);
     } catch (IOException e) {
       return Optional.empty();
@@ -164,6 +161,15 @@ final class ForkServer implements AutoCloseable {
     byte[] b = new byte[n];
     RANDOM.nextBytes(b);
     return b;
+  }
+
+  /** Starts the zygote now rather than on the first command (call once the agent is serving). */
+  synchronized void warmUp() {
+    try {
+      ensureZygote();
+    } catch (IOException e) {
+      // The first launch tries again, and falls back to cold starts if it fails too.
+    }
   }
 
   /** Starts the zygote if it is not running. Holds this lock. */
