@@ -24,7 +24,19 @@ final class Baselines {
 
   /** Spawning {@code /bin/true} with {@link ProcessBuilder} and waiting for it, one at a time. */
   Samples spawnTrue(int warmup, int count) throws IOException, InterruptedException {
-    ProcessBuilder builder = spawnTrueBuilder();
+    return spawn(spawnTrueBuilder(), warmup, count);
+  }
+
+  /**
+   * Spawning the agent's own recipe for a one-shot command, {@code setsid bash -c true} (see
+   * OneShotCommand), without the agent: how much of a round trip is process creation alone.
+   */
+  Samples spawnAgentRecipe(int warmup, int count) throws IOException, InterruptedException {
+    return spawn(spawnTrueBuilder().command("setsid", BASH, "-c", "true"), warmup, count);
+  }
+
+  private static Samples spawn(ProcessBuilder builder, int warmup, int count)
+      throws IOException, InterruptedException {
     Samples samples = new Samples(count);
     for (int i = 0; i < warmup + count; i++) {
       long start = System.nanoTime();

@@ -36,7 +36,7 @@ final class Report {
         .sorted(Map.Entry.comparingByKey())
         .forEach(e -> out.printf("%-10s %s%n", e.getKey() + ":", e.getValue()));
     out.println();
-    String row = "%-40s %12s %12s %7s %12s  %-5s  %s%n";
+    String row = "%-44s %14s %10s %8s %10s  %-5s  %s%n";
     out.printf(row, "figure", "value", "baseline", "ratio", "target", "", "baseline is");
     out.println("-".repeat(130));
     for (Figure f : figures) {

@@ -58,6 +58,14 @@ final class RunningAgentFigures {
             agentCalls.percentileMillis(99),
             base.percentileMillis(99),
             baseName + " p99"));
+    Samples recipe = baselines.spawnAgentRecipe(plan.warmup(), plan.calls());
+    report.add(
+        Figure.info(
+            "`setsid bash -c true` spawn p50, no agent",
+            "ms",
+            recipe.percentileMillis(50),
+            base.percentileMillis(50),
+            baseName + " p50"));
   }
 
   private void sessionRoundTrip() throws Exception {
