@@ -5,6 +5,7 @@ import dev.paddock.agent.http.Call;
 import dev.paddock.agent.http.HttpError;
 import dev.paddock.agent.http.Json;
 import dev.paddock.agent.http.JsonBody;
+import dev.paddock.agent.http.JsonText;
 import dev.paddock.agent.http.Router;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,6 +17,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -376,7 +378,9 @@ public final class BashRoutes {
   private static final class NdjsonStream implements OutputListener {
     private final Call call;
     private OutputStream out;
-    private final byte[][] carry = {new byte[0], new byte[0]};
+    private static final byte[] NO_BYTES = new byte[0];
+    private final byte[][] carry = {NO_BYTES, NO_BYTES};
+    private final JsonText text = new JsonText();
 
     NdjsonStream(Call call) {
       this.call = call;
@@ -392,16 +396,34 @@ public final class BashRoutes {
     public synchronized void output(Channel channel, byte[] data, int offset, int length)
         throws IOException {
       byte[] previous = carry[channel.ordinal()];
-      byte[] joined = new byte[previous.length + length];
-      System.arraycopy(previous, 0, joined, 0, previous.length);
-      System.arraycopy(data, offset, joined, previous.length, length);
-      int tail = Utf8.incompleteTail(joined, 0, joined.length);
-      carry[channel.ordinal()] =
-          java.util.Arrays.copyOfRange(joined, joined.length - tail, joined.length);
-      if (joined.length - tail > 0) {
-        String text = new String(joined, 0, joined.length - tail, StandardCharsets.UTF_8);
-        line(Map.of("type", channel == Channel.STDOUT ? "stdout" : "stderr", "data", text));
+      byte[] bytes = data;
+      int from = offset;
+      int count = length;
+      if (previous.length > 0) {
+        bytes = new byte[previous.length + length];
+        System.arraycopy(previous, 0, bytes, 0, previous.length);
+        System.arraycopy(data, offset, bytes, previous.length, length);
+        from = 0;
+        count = bytes.length;
       }
+      int tail = Utf8.incompleteTail(bytes, from, count);
+      carry[channel.ordinal()] =
+          tail == 0 ? NO_BYTES : Arrays.copyOfRange(bytes, from + count - tail, from + count);
+      if (count - tail > 0) {
+        dataLine(channel, bytes, from, count - tail);
+      }
+    }
+
+    /** One {@code stdout}/{@code stderr} line, escaped byte by byte (the streaming hot path). */
+    private void dataLine(Channel channel, byte[] bytes, int from, int count) throws IOException {
+      text.reset();
+      text.raw(
+          channel == Channel.STDOUT
+              ? "{\"type\":\"stdout\",\"data\":\""
+              : "{\"type\":\"stderr\",\"data\":\"");
+      text.escaped(bytes, from, count).raw("\"}\n");
+      out.write(text.array(), 0, text.size());
+      out.flush();
     }
 
     @Override
