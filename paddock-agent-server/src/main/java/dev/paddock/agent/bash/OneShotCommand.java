@@ -47,16 +47,18 @@ final class OneShotCommand implements CommandControl {
     List<String> argv = new ArrayList<>(ProcessTree.newSessionPrefix());
     argv.addAll(List.of(BASH, "-c", record.command));
     ProcessBuilder builder = new ProcessBuilder(argv).directory(cwd.toFile());
-    builder.environment().clear();
-    builder.environment().putAll(environment);
     if (!keepStdin) {
       builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     }
     long started = System.nanoTime();
     Process process;
     try {
+      builder.environment().clear();
+      // Inside the try: a name the OS cannot take ('=' or NUL) must end the record, not strand it
+      // as running forever.
+      builder.environment().putAll(environment);
       process = builder.start();
-    } catch (IOException e) {
+    } catch (IOException | IllegalArgumentException e) {
       byte[] message =
           ("Error executing command: " + e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8);
       record.append(Channel.STDERR, message, 0, message.length);

@@ -46,6 +46,8 @@ final class ShellSession implements CommandControl {
   private CommandRecord current;
   private int commandCount;
   private boolean closed;
+  // The current shell's death was already reported (session_reset) by the command it ended with.
+  private boolean deathReported;
 
   ShellSession(
       String name,
@@ -72,12 +74,15 @@ final class ShellSession implements CommandControl {
     return shell == null || !shell.isAlive() ? Optional.empty() : Optional.of(shell.pid());
   }
 
-  /** Runs {@code record} in this shell once earlier commands are done; returns at once. */
-  void submit(CommandRecord record) {
-    threads.submit(() -> run(record));
+  /**
+   * Runs {@code record} in this shell once earlier commands are done, after changing to {@code dir}
+   * (absolute) when given; returns at once.
+   */
+  void submit(CommandRecord record, Optional<Path> dir) {
+    threads.submit(() -> run(record, dir));
   }
 
-  private void run(CommandRecord record) {
+  private void run(CommandRecord record, Optional<Path> dir) {
     try {
       turn.acquire();
     } catch (InterruptedException e) {
@@ -85,13 +90,13 @@ final class ShellSession implements CommandControl {
       return;
     }
     try {
-      runTurn(record);
+      runTurn(record, dir);
     } finally {
       turn.release();
     }
   }
 
-  private void runTurn(CommandRecord record) {
+  private void runTurn(CommandRecord record, Optional<Path> dir) {
     long started = System.nanoTime();
     String nonce = HexFormat.of().formatHex(bytes(12));
     boolean reset = false;
@@ -116,7 +121,7 @@ final class ShellSession implements CommandControl {
     record.attach(this);
     try {
       synchronized (this) {
-        shellIn.write(script(record, nonce).getBytes(StandardCharsets.UTF_8));
+        shellIn.write(script(record, dir, nonce).getBytes(StandardCharsets.UTF_8));
         shellIn.flush();
       }
     } catch (IOException e) {
@@ -132,10 +137,10 @@ final class ShellSession implements CommandControl {
   }
 
   /** The text fed to the shell for one command: eval in a group so state persists. */
-  private String script(CommandRecord record, String nonce) {
+  private String script(CommandRecord record, Optional<Path> dir, String nonce) {
     StringBuilder s = new StringBuilder(record.command.length() + 160);
     s.append("{ ");
-    record.cwd.ifPresent(dir -> s.append("cd -- ").append(quote(dir)).append(" && "));
+    dir.ifPresent(d -> s.append("cd -- ").append(quote(d.toString())).append(" && "));
     s.append("eval ").append(quote(record.command)).append("\n} </dev/null\n");
     s.append("__paddock_status=$?; printf '\\036PADDOCK:%s:%s\\n' ")
         .append(nonce)
@@ -159,6 +164,7 @@ final class ShellSession implements CommandControl {
         if (!process.isAlive()) {
           // `exit` or a crash: the shell is gone, and with it the session's state.
           awaitMarkers(TimeUnit.MILLISECONDS.toNanos(200));
+          markDeathReported();
           finishWith(
               record,
               process.waitFor(),
@@ -183,6 +189,7 @@ final class ShellSession implements CommandControl {
         if (!awaitMarkers(TimeUnit.MILLISECONDS.toNanos(500))) {
           // The shell itself is busy (a builtin loop): only a restart frees the session.
           ProcessTree.terminate(process.toHandle(), ProcessTree.hasOwnGroup(), killGrace);
+          markDeathReported();
           finishWith(
               record,
               -1,
@@ -202,6 +209,10 @@ final class ShellSession implements CommandControl {
 
   private static String timeoutMessage(CommandRecord record) {
     return "timed out after " + record.timeoutSeconds + " s; its processes were killed";
+  }
+
+  private synchronized void markDeathReported() {
+    deathReported = true;
   }
 
   private synchronized MarkerScanner stdoutScanner() {
@@ -253,12 +264,16 @@ final class ShellSession implements CommandControl {
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
   }
 
-  /** Starts the shell if it is not running; returns true when this replaced a dead one. */
+  /**
+   * Starts the shell if it is not running; returns true when this replaced a dead one whose death
+   * no command has reported yet (a reset is reported once, not again by the next command).
+   */
   private boolean ensureShell() throws IOException {
     if (shell != null && shell.isAlive()) {
       return false;
     }
-    boolean replaced = shell != null;
+    boolean replaced = shell != null && !deathReported;
+    deathReported = false;
     List<String> argv = new ArrayList<>(ProcessTree.newSessionPrefix());
     argv.addAll(List.of(BASH, "--noprofile", "--norc"));
     ProcessBuilder builder = new ProcessBuilder(argv).directory(workspace.toFile());
