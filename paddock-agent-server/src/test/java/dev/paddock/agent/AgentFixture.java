@@ -30,6 +30,10 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
   public static final String KEY = "test-session-key-0123456789abcdef";
   public static final String ADMIN_KEY = "test-admin-key-fedcba9876543210";
 
+  /** Agents of all fixtures still running: the leak check runs when the last one stops. */
+  private static final java.util.concurrent.atomic.AtomicInteger LIVE =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   private final Consumer<AgentConfig.Builder> customizer;
   private Path root;
   private AgentServer server;
@@ -60,12 +64,20 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
             .adminKeys(KeyRing.ofKeys(List.of(ADMIN_KEY)));
     customizer.accept(builder);
     server = AgentServer.start(builder.build());
+    LIVE.incrementAndGet();
   }
 
   @Override
   public void afterEach(ExtensionContext context) throws IOException {
     if (server != null) {
       server.close();
+      server = null;
+      if (LIVE.decrementAndGet() > 0) {
+        // Another fixture of this test is still running its agent (and its processes); the last
+        // one to stop checks for leaks of both.
+        deleteTree(root);
+        return;
+      }
     }
     // Child processes (commands, sessions, their descendants) must all be gone.
     Awaitility.await("no process left behind")

@@ -10,7 +10,6 @@ import dev.paddock.agent.http.Router;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
@@ -80,26 +79,61 @@ public final class BashRoutes {
     if (command.isBlank()) {
       throw HttpError.unprocessable("field 'command' must not be blank");
     }
+    Optional<String> session = body.optionalString("session");
+    if (session.isPresent() && !BashService.validSessionName(session.get())) {
+      throw HttpError.unprocessable(BashService.SESSION_NAME_RULE);
+    }
     return new CommandRequest(
         command,
         body.optionalString("cwd"),
         body.optionalLong("timeout", 1, MAX_TIMEOUT_SECONDS).orElse(defaultTimeoutSeconds),
-        body.optionalString("session"),
+        session,
         body.optionalBoolean("stdin").orElse(false),
-        body.optionalStringMap("env").orElse(Map.of()));
+        environment(body));
+  }
+
+  /** Extra variables; names and values a process environment cannot hold are refused. */
+  private static Map<String, String> environment(JsonBody body) {
+    Map<String, String> env = body.optionalStringMap("env").orElse(Map.of());
+    env.forEach(
+        (name, value) -> {
+          if (name.isEmpty() || name.indexOf('=') >= 0 || name.indexOf('\0') >= 0) {
+            throw HttpError.unprocessable(
+                "field 'env' has an invalid variable name '" + name + "' (empty, '=' or NUL)");
+          }
+          if (value.indexOf('\0') >= 0) {
+            throw HttpError.unprocessable(
+                "field 'env' variable '" + name + "' has a NUL character in its value");
+          }
+        });
+    return env;
   }
 
   private CommandRecord start(CommandRequest request, Optional<OutputListener> listener) {
+    return start(request, listener, false);
+  }
+
+  private CommandRecord start(
+      CommandRequest request, Optional<OutputListener> listener, boolean pinned) {
     try {
-      return service.start(request, listener);
+      return service.start(request, listener, pinned);
     } catch (IllegalArgumentException e) {
       throw HttpError.badRequest(e.getMessage());
     }
   }
 
   private void execute(Call call) throws Exception {
-    CommandRecord record = start(request(call.jsonBody(EXECUTE_FIELDS)), Optional.empty());
-    CommandResult result = await(record);
+    // Pinned: retention may drop the command as soon as it ends, but its output is read below.
+    CommandRecord record = start(request(call.jsonBody(EXECUTE_FIELDS)), Optional.empty(), true);
+    try {
+      writeResult(call, record, await(record));
+    } finally {
+      service.unpin(record);
+    }
+  }
+
+  private static void writeResult(Call call, CommandRecord record, CommandResult result)
+      throws IOException {
     try (OutputStream out = call.stream(200, "application/json", 0);
         JsonGenerator g = Json.generator(out)) {
       List<BashEvent> events = record.events();
@@ -374,11 +408,15 @@ public final class BashRoutes {
     }
   }
 
-  /** Writes one NDJSON line per output chunk straight from the pump threads. */
+  /**
+   * Writes one NDJSON line per output chunk straight from the pump threads. Lines made before
+   * {@link #begin} (the command starts before its start line goes out) wait in {@code early}.
+   */
   private static final class NdjsonStream implements OutputListener {
     private final Call call;
-    private OutputStream out;
     private static final byte[] NO_BYTES = new byte[0];
+    private OutputStream out;
+    private final List<byte[]> early = new ArrayList<>();
     private final byte[][] carry = {NO_BYTES, NO_BYTES};
     private final JsonText text = new JsonText();
 
@@ -389,7 +427,12 @@ public final class BashRoutes {
     @Override
     public synchronized void begin(String commandId) throws IOException {
       out = call.stream(200, "application/x-ndjson", 0);
-      line(Map.of("type", "start", "command_id", commandId));
+      out.write(lineBytes(Map.of("type", "start", "command_id", commandId)));
+      for (byte[] line : early) {
+        out.write(line);
+      }
+      early.clear();
+      out.flush();
     }
 
     @Override
@@ -422,6 +465,10 @@ public final class BashRoutes {
               ? "{\"type\":\"stdout\",\"data\":\""
               : "{\"type\":\"stderr\",\"data\":\"");
       text.escaped(bytes, from, count).raw("\"}\n");
+      if (out == null) {
+        early.add(Arrays.copyOf(text.array(), text.size()));
+        return;
+      }
       out.write(text.array(), 0, text.size());
       out.flush();
     }
@@ -431,12 +478,7 @@ public final class BashRoutes {
       for (Channel channel : Channel.values()) {
         byte[] rest = carry[channel.ordinal()];
         if (rest.length > 0) {
-          line(
-              Map.of(
-                  "type",
-                  channel == Channel.STDOUT ? "stdout" : "stderr",
-                  "data",
-                  new String(rest, StandardCharsets.UTF_8)));
+          dataLine(channel, rest, 0, rest.length);
         }
       }
       Map<String, Object> exit = new LinkedHashMap<>();
@@ -454,9 +496,19 @@ public final class BashRoutes {
     }
 
     private void line(Map<String, Object> value) throws IOException {
-      out.write(Json.bytes(value));
-      out.write('\n');
+      if (out == null) {
+        early.add(lineBytes(value));
+        return;
+      }
+      out.write(lineBytes(value));
       out.flush();
+    }
+
+    private static byte[] lineBytes(Map<String, Object> value) {
+      byte[] json = Json.bytes(value);
+      byte[] line = java.util.Arrays.copyOf(json, json.length + 1);
+      line[json.length] = '\n';
+      return line;
     }
 
     void awaitEnd(CommandRecord record) throws IOException, InterruptedException {

@@ -37,6 +37,10 @@ public final class BashService implements AutoCloseable {
 
   private static final Pattern SESSION_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
 
+  /** What a session name must look like, as told to clients. */
+  public static final String SESSION_NAME_RULE =
+      "session name must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit";
+
   private final AgentConfig config;
   private final EventLog log;
   private final Map<String, CommandRecord> commands = new ConcurrentHashMap<>();
@@ -95,12 +99,22 @@ public final class BashService implements AutoCloseable {
 
   /** Starts a command and returns its record at once (a BashCommand event is logged). */
   CommandRecord start(CommandRequest request, Optional<OutputListener> listener) {
+    return start(request, listener, false);
+  }
+
+  /**
+   * Starts a command as {@link #start(CommandRequest, Optional)} does; when {@code pinned}, its
+   * spool files outlive the retention bounds until {@link #unpin}, for a caller that reads the
+   * whole output once the command has ended.
+   */
+  CommandRecord start(CommandRequest request, Optional<OutputListener> listener, boolean pinned) {
     Path cwd = resolveCwd(request.cwd());
-    ShellSession session = request.session().map(this::session).orElse(null);
-    if (session != null && (request.stdin() || !request.env().isEmpty())) {
+    // Checked before the session is looked up, so a refused request creates no session.
+    if (request.session().isPresent() && (request.stdin() || !request.env().isEmpty())) {
       throw new IllegalArgumentException(
           "'stdin' and 'env' apply to one-shot commands only; a session keeps its own environment");
     }
+    ShellSession session = request.session().map(this::session).orElse(null);
     String id = UUID.randomUUID().toString();
     CommandRecord record =
         new CommandRecord(
@@ -111,16 +125,14 @@ public final class BashService implements AutoCloseable {
             request.session(),
             config.eventsDir(),
             config.outputCapBytes(),
-            log);
-    if (listener.isPresent()) {
-      record.listeners.add(listener.get());
-      try {
-        listener.get().begin(id);
-      } catch (Exception e) {
-        throw new java.io.UncheckedIOException(
-            new java.io.IOException("client went away before the command started", e));
-      }
+            log,
+            // Released while output flows, so a long chatty command cannot grow the history (and
+            // its own event list) past the bounds before it ends.
+            this::prune);
+    if (pinned) {
+      record.pin();
     }
+    listener.ifPresent(record.listeners::add);
     commands.put(id, record);
     log.add(new BashEvent.Command(record));
     record.result.whenComplete(
@@ -129,7 +141,9 @@ public final class BashService implements AutoCloseable {
           prune();
         });
     if (session != null) {
-      session.submit(record);
+      // The resolved directory: a relative cwd names a workspace path, not one under the shell's
+      // current directory.
+      session.submit(record, request.cwd().map(c -> cwd));
     } else {
       boolean forked =
           forkServer.isPresent()
@@ -147,7 +161,27 @@ public final class BashService implements AutoCloseable {
         OneShotCommand.start(record, cwd, env, request.stdin(), config.killGrace(), threads);
       }
     }
+    // Only now: the id the listener announces must already take stdin and signals.
+    listener.ifPresent(l -> begin(record, l));
     return record;
+  }
+
+  private static void begin(CommandRecord record, OutputListener listener) {
+    try {
+      listener.begin(record.id);
+    } catch (Exception e) {
+      // The client went away before it learnt the id: the command runs on, as after a disconnect.
+      record.listeners.remove(listener);
+    }
+  }
+
+  /** Ends a pin taken by {@link #start(CommandRequest, Optional, boolean)}. */
+  void unpin(CommandRecord record) {
+    record.unpin();
+    if (record.forgotten()) {
+      commands.remove(record.id);
+      record.deleteSpool();
+    }
   }
 
   private Path resolveCwd(Optional<String> cwd) {
@@ -175,10 +209,14 @@ public final class BashService implements AutoCloseable {
     return describe(session(name));
   }
 
+  /** True when {@code name} may name a session; see {@link #SESSION_NAME_RULE}. */
+  public static boolean validSessionName(String name) {
+    return SESSION_NAME.matcher(name).matches();
+  }
+
   private ShellSession session(String name) {
-    if (!SESSION_NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException(
-          "session name must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+    if (!validSessionName(name)) {
+      throw new IllegalArgumentException(SESSION_NAME_RULE);
     }
     return sessions.computeIfAbsent(
         name,

@@ -9,6 +9,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
@@ -22,7 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * One command: what was asked, its output spooled to disk (capped per channel), the events cut from
  * that output, and its result once done. Output is appended by the reader threads and cut into
  * {@link BashEvent.Output} events ("sealed") by size, by time and at exit. Guarded by {@code this};
- * listeners are called outside the lock.
+ * listeners and the {@code afterCut} hook are called outside the lock.
  */
 final class CommandRecord {
   /** Largest slice of one channel carried by one output event (as OpenHands' 1 MiB chunks). */
@@ -43,12 +44,14 @@ final class CommandRecord {
   private final Path spoolDir;
   private final long cap;
   private final EventLog log;
+  private final Runnable afterCut;
   private final Spool stdout;
   private final Spool stderr;
   private final List<BashEvent> events = new ArrayList<>();
   private int nextOrder;
   private long lastSealNanos = System.nanoTime();
   private boolean finished;
+  private int pins;
   private volatile CommandControl control;
 
   CommandRecord(
@@ -59,7 +62,8 @@ final class CommandRecord {
       Optional<String> session,
       Path spoolDir,
       long cap,
-      EventLog log) {
+      EventLog log,
+      Runnable afterCut) {
     this.id = id;
     this.command = command;
     this.cwd = cwd;
@@ -69,6 +73,7 @@ final class CommandRecord {
     this.spoolDir = spoolDir;
     this.cap = cap;
     this.log = log;
+    this.afterCut = afterCut;
     this.stdout = new Spool(spoolDir.resolve(id + ".stdout"));
     this.stderr = new Spool(spoolDir.resolve(id + ".stderr"));
   }
@@ -87,6 +92,7 @@ final class CommandRecord {
 
   /** Appends output from a reader thread, then hands the raw bytes to live listeners. */
   void append(Channel channel, byte[] data, int offset, int length) {
+    boolean cut = false;
     synchronized (this) {
       if (finished) {
         return;
@@ -94,8 +100,11 @@ final class CommandRecord {
       spool(channel).write(data, offset, length);
       if (spool(channel).pending() >= MAX_CHUNK
           || System.nanoTime() - lastSealNanos >= SEAL_INTERVAL_NANOS) {
-        cut(Optional.empty());
+        cut = cut(Optional.empty());
       }
+    }
+    if (cut) {
+      afterCut.run();
     }
     for (OutputListener listener : listeners) {
       try {
@@ -107,9 +116,15 @@ final class CommandRecord {
   }
 
   /** Timer tick: cuts output that has waited long enough into an event, so pollers see it. */
-  synchronized void sealIfDue() {
-    if (!finished && System.nanoTime() - lastSealNanos >= SEAL_INTERVAL_NANOS) {
-      cut(Optional.empty());
+  void sealIfDue() {
+    boolean cut = false;
+    synchronized (this) {
+      if (!finished && System.nanoTime() - lastSealNanos >= SEAL_INTERVAL_NANOS) {
+        cut = cut(Optional.empty());
+      }
+    }
+    if (cut) {
+      afterCut.run();
     }
   }
 
@@ -139,10 +154,11 @@ final class CommandRecord {
    * Cuts pending output into events of at most MAX_CHUNK per channel and adds them to the log in
    * order (under this lock, so no poller can see order N+1 before N). Without an outcome only whole
    * characters are cut and nothing when nothing is pending; with one, everything is cut and the
-   * last event carries the outcome.
+   * last event carries the outcome. Returns whether any event was added.
    */
-  private void cut(Optional<CommandResult> outcome) {
+  private boolean cut(Optional<CommandResult> outcome) {
     boolean everything = outcome.isPresent();
+    boolean added = false;
     while (true) {
       Range out = stdout.take(everything);
       Range err = stderr.take(everything);
@@ -157,11 +173,13 @@ final class CommandRecord {
           new BashEvent.Output(this, nextOrder++, out, err, more ? Optional.empty() : outcome);
       events.add(event);
       log.add(event);
+      added = true;
       if (!more) {
         break;
       }
     }
     lastSealNanos = System.nanoTime();
+    return added;
   }
 
   synchronized boolean truncated(Channel channel) {
@@ -180,8 +198,18 @@ final class CommandRecord {
     events.remove(event);
   }
 
+  /** Keeps the spool files, whatever retention drops, until the matching {@link #unpin}. */
+  synchronized void pin() {
+    pins++;
+  }
+
+  synchronized void unpin() {
+    pins--;
+  }
+
+  /** True once finished, out of the history and unpinned: its spool files may go. */
   synchronized boolean forgotten() {
-    return finished && events.isEmpty();
+    return finished && events.isEmpty() && pins == 0;
   }
 
   /** Deletes the spool files; the record must no longer be reachable from any event. */
@@ -204,7 +232,16 @@ final class CommandRecord {
       g.writeNull();
       return;
     }
-    try (Reader reader = reader(channel, range)) {
+    Reader opened;
+    try {
+      opened = reader(channel, range);
+    } catch (NoSuchFileException e) {
+      // Retention released this command while its event was being written: the text is gone,
+      // and a null keeps the response well-formed.
+      g.writeNull();
+      return;
+    }
+    try (Reader reader = opened) {
       g.writeString(reader, -1);
     }
   }

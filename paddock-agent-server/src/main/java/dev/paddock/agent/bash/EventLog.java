@@ -16,10 +16,14 @@ import java.util.function.Predicate;
  * Guarded by {@code this}. Lock order: a {@link CommandRecord} lock may be held while calling
  * {@link #add}; this class never takes a record's lock while holding its own ({@link #prune}
  * returns the dropped events so the caller can release their records afterwards).
+ *
+ * <p>The count bound holds at every moment: {@link #add} evicts the oldest events itself and keeps
+ * them until the next {@link #prune} hands them to the caller for release.
  */
 final class EventLog {
   private final NavigableMap<Long, BashEvent> bySeq = new TreeMap<>();
   private final Map<String, BashEvent> byId = new HashMap<>();
+  private final List<BashEvent> evicted = new ArrayList<>();
   private final int maxEvents;
   private final Duration maxAge;
   private long nextSeq;
@@ -33,6 +37,11 @@ final class EventLog {
     event.seq(nextSeq++);
     bySeq.put(event.seq(), event);
     byId.put(event.id(), event);
+    while (bySeq.size() > maxEvents) {
+      BashEvent oldest = bySeq.pollFirstEntry().getValue();
+      byId.remove(oldest.id());
+      evicted.add(oldest);
+    }
   }
 
   synchronized Optional<BashEvent> get(String id) {
@@ -43,11 +52,16 @@ final class EventLog {
     return bySeq.size();
   }
 
-  /** Drops events past the count or age bound (oldest first); returns what was dropped. */
+  /**
+   * Drops events past the count or age bound (oldest first); returns what was dropped, including
+   * what {@link #add} evicted since the last call.
+   */
   List<BashEvent> prune() {
     List<BashEvent> dropped = new ArrayList<>();
     Instant oldest = Instant.now().minus(maxAge);
     synchronized (this) {
+      dropped.addAll(evicted);
+      evicted.clear();
       while (!bySeq.isEmpty()) {
         BashEvent first = bySeq.firstEntry().getValue();
         boolean tooMany = bySeq.size() > maxEvents;

@@ -194,10 +194,11 @@ final class ForkServer implements AutoCloseable {
 
   /**
    * The zygote: reads NUL-separated requests (id, token, cwd, stdin flag, script) and runs each as
-   * a background job. Inside a job, fd 3 is the zygote's stdout (the status channel); the command
-   * itself runs in a subshell without fd 3, with its positional parameters cleared, and with the
-   * default dispositions for the signals the job's wrapper catches (so the wrapper survives a
-   * signal sent to the group and still reports the status).
+   * a background job. Inside a job, fd 3 is the zygote's stdout (the status channel). The command
+   * itself is a fresh {@code bash -c} exec'd in a subshell without fd 3, so {@code $$} is its own
+   * pid (scripts use it for unique names; an {@code eval} in the fork would see the zygote's) and
+   * it has the default dispositions for the signals the job's wrapper catches (the wrapper survives
+   * a signal sent to the group and still reports the status).
    */
   private static String script(int port) {
     return String.join(
@@ -212,7 +213,7 @@ final class ForkServer implements AutoCloseable {
         "  cd -- \"$3\" || { printf 'E %s 1\\n' \"$1\" >&3; exit 1; }",
         "  __paddock_script=$5",
         "  trap : INT TERM HUP QUIT USR1 USR2 WINCH",
-        "  ( exec 3>&-; set --; unset -f __paddock_job; eval \"$__paddock_script\" )",
+        "  ( exec 3>&-; exec \"$BASH\" --noprofile --norc -c \"$__paddock_script\" )",
         "  printf 'E %s %d\\n' \"$1\" \"$?\" >&3",
         "}",
         "exec 3>&1",

@@ -207,30 +207,32 @@ final class ForkedCommand implements CommandControl {
   @Override
   public void signal(String signal) {
     lastSignal = signal;
-    handle().ifPresent(h -> ProcessTree.signal(h, true, signal));
+    startedHandle().ifPresent(h -> ProcessTree.signal(h, true, signal));
+  }
+
+  /** The job's process, waiting (bounded) for its pid when it has only just been launched. */
+  private Optional<ProcessHandle> startedHandle() {
+    try {
+      return ProcessHandle.of(job.pid.get(START_LIMIT.toMillis(), TimeUnit.MILLISECONDS));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    } catch (ExecutionException | TimeoutException e) {
+      return Optional.empty();
+    }
   }
 
   @Override
   public void stop(Duration grace) {
     lastSignal = "KILL";
-    Optional<ProcessHandle> handle = handle();
-    if (handle.isEmpty()) {
-      try {
-        handle = ProcessHandle.of(job.pid.get(1, TimeUnit.SECONDS));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (ExecutionException | TimeoutException e) {
-        return;
-      }
-    }
-    handle.ifPresent(
-        h -> {
-          try {
-            ProcessTree.terminate(h, true, grace);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        });
+    startedHandle()
+        .ifPresent(
+            h -> {
+              try {
+                ProcessTree.terminate(h, true, grace);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
   }
 }

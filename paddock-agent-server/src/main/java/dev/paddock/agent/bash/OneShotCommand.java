@@ -49,7 +49,9 @@ final class OneShotCommand implements CommandControl {
     Process process;
     try {
       process = coldStart(record, cwd, environment, keepStdin);
-    } catch (IOException e) {
+    } catch (IOException | IllegalArgumentException e) {
+      // IllegalArgumentException: an environment the OS refuses ('=' or NUL in a name) must end
+      // the record, not strand it as running forever.
       byte[] message =
           ("Error executing command: " + e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8);
       record.append(Channel.STDERR, message, 0, message.length);

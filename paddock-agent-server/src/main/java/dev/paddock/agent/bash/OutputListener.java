@@ -6,7 +6,11 @@ package dev.paddock.agent.bash;
  * the last output call. A listener that throws is dropped; the command carries on.
  */
 public interface OutputListener {
-  /** Called once the request is accepted, before the process starts and any output. */
+  /**
+   * Called once the command is registered and started, so its id already takes stdin and signals.
+   * Output and even {@link #finished} may arrive before it (from the reader threads); the listener
+   * holds them until then.
+   */
   default void begin(String commandId) throws Exception {}
 
   void output(Channel channel, byte[] data, int offset, int length) throws Exception;

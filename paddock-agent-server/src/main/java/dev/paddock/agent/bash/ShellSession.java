@@ -46,8 +46,12 @@ final class ShellSession implements CommandControl {
   private CommandRecord current;
   private boolean currentReset;
   private long currentStarted;
+  // Set by the watcher before it stops a timed-out command, so a pump finishing it reports that.
+  private boolean currentTimedOut;
   private int commandCount;
   private boolean closed;
+  // The current shell's death was already reported (session_reset) by the command it ended with.
+  private boolean deathReported;
 
   ShellSession(
       String name,
@@ -75,13 +79,14 @@ final class ShellSession implements CommandControl {
   }
 
   /**
-   * Runs {@code record} in this shell once earlier commands are done; returns at once. When the
-   * shell is free the command is written to it on the caller's thread (no hand-off on the request
-   * path) and only the watching moves to a pool thread.
+   * Runs {@code record} in this shell once earlier commands are done, after changing to {@code dir}
+   * (absolute) when given; returns at once. When the shell is free the command is written to it on
+   * the caller's thread (no hand-off on the request path) and only the watching moves to a pool
+   * thread.
    */
-  void submit(CommandRecord record) {
+  void submit(CommandRecord record, Optional<Path> dir) {
     if (turn.tryAcquire()) {
-      Optional<Turn> begun = begin(record);
+      Optional<Turn> begun = begin(record, dir);
       if (begun.isEmpty()) {
         turn.release();
         return;
@@ -96,10 +101,10 @@ final class ShellSession implements CommandControl {
           });
       return;
     }
-    threads.submit(() -> run(record));
+    threads.submit(() -> run(record, dir));
   }
 
-  private void run(CommandRecord record) {
+  private void run(CommandRecord record, Optional<Path> dir) {
     try {
       turn.acquire();
     } catch (InterruptedException e) {
@@ -107,7 +112,7 @@ final class ShellSession implements CommandControl {
       return;
     }
     try {
-      begin(record).ifPresent(t -> watch(record, t));
+      begin(record, dir).ifPresent(t -> watch(record, t));
     } finally {
       turn.release();
     }
@@ -117,7 +122,7 @@ final class ShellSession implements CommandControl {
   private record Turn(Process process, long started, boolean reset) {}
 
   /** Makes {@code record} current and feeds it to the shell; empty when it ended right away. */
-  private Optional<Turn> begin(CommandRecord record) {
+  private Optional<Turn> begin(CommandRecord record, Optional<Path> dir) {
     long started = System.nanoTime();
     String nonce = HexFormat.of().formatHex(bytes(12));
     boolean reset;
@@ -136,13 +141,14 @@ final class ShellSession implements CommandControl {
       current = record;
       currentReset = reset;
       currentStarted = started;
+      currentTimedOut = false;
       commandCount++;
       stdoutScanner.expect(nonce);
       stderrScanner.expect(nonce);
       process = shell;
       record.attach(this);
       try {
-        shellIn.write(script(record, nonce).getBytes(StandardCharsets.UTF_8));
+        shellIn.write(script(record, dir, nonce).getBytes(StandardCharsets.UTF_8));
         shellIn.flush();
       } catch (IOException e) {
         // The shell died between commands; the watcher reports it and the next turn restarts.
@@ -160,6 +166,7 @@ final class ShellSession implements CommandControl {
     boolean reset;
     long started;
     int status;
+    boolean timedOut;
     synchronized (this) {
       if (current == null || !stdoutScanner.seen() || !stderrScanner.seen()) {
         return;
@@ -168,8 +175,13 @@ final class ShellSession implements CommandControl {
       reset = currentReset;
       started = currentStarted;
       status = stdoutScanner.status();
+      timedOut = currentTimedOut;
     }
-    finishWith(record, status, false, reset, started, Optional.empty());
+    if (timedOut) {
+      finishWith(record, -1, true, reset, started, Optional.of(timeoutMessage(record)));
+    } else {
+      finishWith(record, status, false, reset, started, Optional.empty());
+    }
   }
 
   private static byte[] bytes(int n) {
@@ -179,10 +191,10 @@ final class ShellSession implements CommandControl {
   }
 
   /** The text fed to the shell for one command: eval in a group so state persists. */
-  private String script(CommandRecord record, String nonce) {
+  private String script(CommandRecord record, Optional<Path> dir, String nonce) {
     StringBuilder s = new StringBuilder(record.command.length() + 160);
     s.append("{ ");
-    record.cwd.ifPresent(dir -> s.append("cd -- ").append(quote(dir)).append(" && "));
+    dir.ifPresent(d -> s.append("cd -- ").append(quote(d.toString())).append(" && "));
     s.append("eval ").append(quote(record.command)).append("\n} </dev/null\n");
     s.append("__paddock_status=$?; printf '\\036PADDOCK:%s:%s\\n' ")
         .append(nonce)
@@ -209,6 +221,7 @@ final class ShellSession implements CommandControl {
         if (!process.isAlive()) {
           // `exit` or a crash: the shell is gone, and with it the session's state.
           awaitMarkers(TimeUnit.MILLISECONDS.toNanos(200));
+          markDeathReported();
           finishWith(
               record,
               process.waitFor(),
@@ -220,6 +233,11 @@ final class ShellSession implements CommandControl {
         }
         if (System.nanoTime() >= deadline) {
           timedOut = true;
+          synchronized (this) {
+            if (current == record) {
+              currentTimedOut = true;
+            }
+          }
           break;
         }
       }
@@ -233,6 +251,7 @@ final class ShellSession implements CommandControl {
         if (!awaitMarkers(TimeUnit.MILLISECONDS.toNanos(500))) {
           // The shell itself is busy (a builtin loop): only a restart frees the session.
           ProcessTree.terminate(process.toHandle(), ProcessTree.hasOwnGroup(), killGrace);
+          markDeathReported();
           finishWith(
               record,
               -1,
@@ -252,6 +271,10 @@ final class ShellSession implements CommandControl {
 
   private static String timeoutMessage(CommandRecord record) {
     return "timed out after " + record.timeoutSeconds + " s; its processes were killed";
+  }
+
+  private synchronized void markDeathReported() {
+    deathReported = true;
   }
 
   private synchronized MarkerScanner stdoutScanner() {
@@ -303,12 +326,16 @@ final class ShellSession implements CommandControl {
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
   }
 
-  /** Starts the shell if it is not running; returns true when this replaced a dead one. */
+  /**
+   * Starts the shell if it is not running; returns true when this replaced a dead one whose death
+   * no command has reported yet (a reset is reported once, not again by the next command).
+   */
   private boolean ensureShell() throws IOException {
     if (shell != null && shell.isAlive()) {
       return false;
     }
-    boolean replaced = shell != null;
+    boolean replaced = shell != null && !deathReported;
+    deathReported = false;
     List<String> argv = new ArrayList<>(ProcessTree.newSessionPrefix());
     argv.addAll(List.of(BASH, "--noprofile", "--norc"));
     ProcessBuilder builder = new ProcessBuilder(argv).directory(workspace.toFile());
