@@ -79,6 +79,28 @@ class CommandExecutionTest {
   }
 
   @Test
+  void dollarDollarIsTheCommandsOwnShellAndDiffersBetweenCommands() throws Exception {
+    Map<String, Object> first = bash.execute("command", "echo $$ $BASHPID");
+    Map<String, Object> second = bash.execute("command", "echo ${$}:$BASHPID");
+    String[] a = ((String) first.get("stdout")).trim().split(" ");
+    String[] b = ((String) second.get("stdout")).trim().split(":");
+    assertThat(a[0]).as("$$ is the command's shell").isEqualTo(a[1]);
+    assertThat(b[0]).isEqualTo(b[1]).isNotEqualTo(a[0]);
+  }
+
+  @Test
+  void commandsSeeNoneOfTheForkServersVariablesFunctionsOrParameters() throws Exception {
+    Map<String, Object> result =
+        bash.execute(
+            "command",
+            "echo \"[$#][$1][$id][$tok][$dir][$in][$src][$__paddock_script][$__paddock_id]\";"
+                + " declare -F | wc -l; case $- in *m*) echo monitor;; *) echo plain;; esac");
+    assertThat(result)
+        .containsEntry("exit_code", 0)
+        .containsEntry("stdout", "[0][][][][][][][][]\n0\nplain\n");
+  }
+
+  @Test
   void timeoutKillsGrandchildrenAndBackgroundJobs() throws Exception {
     Map<String, Object> result =
         bash.execute(
