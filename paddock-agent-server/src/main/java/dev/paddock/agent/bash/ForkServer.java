@@ -88,20 +88,28 @@ final class ForkServer implements AutoCloseable {
     }
   }
 
+  /** Receives a job's output connections, on the thread that accepted them. */
+  interface JobHandler {
+    /** Called once per channel; may block for as long as it reads the socket. */
+    void connected(Channel channel, Socket socket);
+  }
+
   /** A command started by the zygote: its output sockets, pid and exit status as they arrive. */
   static final class Job {
     final String id;
     final String token;
     final boolean keepStdin;
+    final JobHandler handler;
     final CompletableFuture<Socket> stdout = new CompletableFuture<>();
     final CompletableFuture<Socket> stderr = new CompletableFuture<>();
     final CompletableFuture<Long> pid = new CompletableFuture<>();
     final CompletableFuture<Integer> exit = new CompletableFuture<>();
 
-    Job(String id, String token, boolean keepStdin) {
+    Job(String id, String token, boolean keepStdin, JobHandler handler) {
       this.id = id;
       this.token = token;
       this.keepStdin = keepStdin;
+      this.handler = handler;
     }
   }
 
@@ -110,7 +118,12 @@ final class ForkServer implements AutoCloseable {
    * zygote is unavailable or the request cannot be expressed (a NUL byte, a bad variable name).
    */
   Optional<Job> launch(
-      String id, String script, Path cwd, Map<String, String> env, boolean keepStdin) {
+      String id,
+      String script,
+      Path cwd,
+      Map<String, String> env,
+      boolean keepStdin,
+      JobHandler handler) {
     if (script.indexOf('\0') >= 0 || cwd.toString().indexOf('\0') >= 0) {
       return Optional.empty();
     }
@@ -123,7 +136,7 @@ final class ForkServer implements AutoCloseable {
       prelude.append(ShellSession.quote(e.getValue())).append('\n');
     }
     String token = HexFormat.of().formatHex(bytes(16));
-    Job job = new Job(id, token, keepStdin);
+    Job job = new Job(id, token, keepStdin, handler);
     byToken.put(token, job);
     byId.put(id, job);
     String request =
@@ -220,7 +233,9 @@ final class ForkServer implements AutoCloseable {
             + " unset __paddock_id __paddock_tok __paddock_dir __paddock_in __paddock_src;"
             + " eval \"unset __paddock_script;$__paddock_script\" ) ;;",
         "  esac",
-        "  printf 'E %s %d\\n' \"$1\" \"$?\" >&3",
+        // Close the output first: the agent sees end-of-output and the status together.
+        "  __paddock_status=$?; exec 1>&- 2>&- 0<&-",
+        "  printf 'E %s %d\\n' \"$1\" \"$__paddock_status\" >&3",
         "}",
         "exec 3>&1",
         "while IFS= read -r -d '' __paddock_id && IFS= read -r -d '' __paddock_tok &&"
@@ -282,7 +297,10 @@ final class ForkServer implements AutoCloseable {
     }
   }
 
-  /** Reads the token line a job sends first and hands the socket to that job. */
+  /**
+   * Reads the token line a job sends first and hands the socket to that job's handler, which then
+   * reads it on this same thread (no further hand-off on the output path).
+   */
   private void route(Socket socket) {
     try {
       socket.setSoTimeout((int) TOKEN_READ_TIMEOUT.toMillis());
@@ -295,8 +313,14 @@ final class ForkServer implements AutoCloseable {
         return;
       }
       switch (line.substring(space + 1)) {
-        case "o" -> job.stdout.complete(socket);
-        case "e" -> job.stderr.complete(socket);
+        case "o" -> {
+          job.stdout.complete(socket);
+          job.handler.connected(Channel.STDOUT, socket);
+        }
+        case "e" -> {
+          job.stderr.complete(socket);
+          job.handler.connected(Channel.STDERR, socket);
+        }
         default -> socket.close();
       }
     } catch (IOException e) {

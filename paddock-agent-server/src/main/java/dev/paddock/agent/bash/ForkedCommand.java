@@ -12,27 +12,40 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A one-shot command forked by the {@link ForkServer}: pumps read its two output sockets, a watcher
- * waits for its status line, cuts timed events and enforces the timeout on its process group.
+ * A one-shot command forked by the {@link ForkServer}. Its two output sockets are read on the
+ * threads that accepted them; the command is finished by whichever of the three events comes last
+ * (stdout closed, stderr closed, status line in), so no thread hand-off sits on the reply path. A
+ * watcher thread cuts timed events, enforces the timeout on the process group, notices a job that
+ * died without a status, and stops waiting for output held open by background children 200 ms after
+ * the status.
  */
-final class ForkedCommand implements CommandControl {
+final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
   /** After the status line, how long to wait for background children to release the sockets. */
-  private static final Duration DRAIN_GRACE = Duration.ofMillis(200);
+  private static final long DRAIN_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
   /** How long a job may take to connect and report its pid before it counts as failed. */
   private static final Duration START_LIMIT = Duration.ofSeconds(10);
 
   private final CommandRecord record;
-  private final ForkServer.Job job;
   private final ForkServer server;
+  private final ExecutorService threads;
+  private final long started = System.nanoTime();
+  private final AtomicInteger outstanding = new AtomicInteger(3);
+  private final AtomicBoolean finished = new AtomicBoolean();
+  private final CompletableFuture<Void> done = new CompletableFuture<>();
+  private volatile ForkServer.Job job;
+  private volatile long statusNanos;
+  private volatile boolean timingOut;
   private volatile String lastSignal = "";
 
-  private ForkedCommand(CommandRecord record, ForkServer.Job job, ForkServer server) {
+  private ForkedCommand(CommandRecord record, ForkServer server, ExecutorService threads) {
     this.record = record;
-    this.job = job;
     this.server = server;
+    this.threads = threads;
   }
 
   /** Starts {@code record} through {@code server}; false when the server cannot take it. */
@@ -44,113 +57,125 @@ final class ForkedCommand implements CommandControl {
       Duration killGrace,
       ExecutorService threads,
       ForkServer server) {
-    long started = System.nanoTime();
+    ForkedCommand command = new ForkedCommand(record, server, threads);
     Optional<ForkServer.Job> launched =
-        server.launch(record.id, record.command, cwd, env, keepStdin);
+        server.launch(record.id, record.command, cwd, env, keepStdin, command);
     if (launched.isEmpty()) {
       return false;
     }
-    ForkedCommand command = new ForkedCommand(record, launched.get(), server);
+    command.job = launched.get();
     record.attach(command);
-    CompletableFuture<Void> out =
-        command.pumpWhenConnected(launched.get().stdout, Channel.STDOUT, threads);
-    CompletableFuture<Void> err =
-        command.pumpWhenConnected(launched.get().stderr, Channel.STDERR, threads);
-    threads.submit(() -> command.watch(started, killGrace, out, err));
+    launched.get().exit.thenRun(command::statusArrived);
+    threads.submit(() -> command.watch(killGrace));
     return true;
   }
 
-  private CompletableFuture<Void> pumpWhenConnected(
-      CompletableFuture<Socket> socket, Channel channel, ExecutorService threads) {
-    return socket.thenAcceptAsync(
-        s -> {
-          try {
-            Pumps.pump(s.getInputStream(), (b, o, n) -> record.append(channel, b, o, n));
-          } catch (IOException e) {
-            // The socket closed before it could be read: no output on this channel.
-          }
-        },
-        threads);
+  @Override
+  public void connected(Channel channel, Socket socket) {
+    try {
+      Pumps.pump(socket.getInputStream(), (b, o, n) -> record.append(channel, b, o, n));
+    } catch (IOException e) {
+      // The socket closed before it could be read: no output on this channel.
+    }
+    if (outstanding.decrementAndGet() == 0) {
+      complete();
+    }
   }
 
-  private void watch(
-      long started, Duration killGrace, CompletableFuture<Void> out, CompletableFuture<Void> err) {
-    long deadline = started + TimeUnit.SECONDS.toNanos(record.timeoutSeconds);
-    long startLimit = started + START_LIMIT.toNanos();
-    boolean timedOut = false;
-    Optional<String> error = Optional.empty();
-    int exit = -1;
-    try {
-      while (true) {
-        long tick =
-            Math.min(CommandRecord.SEAL_INTERVAL_NANOS, Math.max(1, deadline - System.nanoTime()));
-        try {
-          exit = job.exit.get(tick, TimeUnit.NANOSECONDS);
-          break;
-        } catch (TimeoutException e) {
-          record.sealIfDue();
-        }
-        if (System.nanoTime() >= deadline) {
-          timedOut = true;
-          error =
-              Optional.of("timed out after " + record.timeoutSeconds + " s; process tree killed");
-          stop(killGrace);
-          break;
-        }
-        Long pid = job.pid.getNow(null);
-        if (pid == null) {
-          if (System.nanoTime() >= startLimit) {
-            error = Optional.of("the command did not start (fork server job never reported)");
-            break;
-          }
-          continue;
-        }
-        if (handle().map(h -> !h.isAlive()).orElse(true)) {
-          // Gone without a status line: its group was killed outright (SIGKILL) or it crashed.
-          try {
-            exit = job.exit.get(50, TimeUnit.MILLISECONDS);
-          } catch (TimeoutException e) {
-            exit = lastSignal.equals("KILL") ? 137 : -1;
-            error =
-                Optional.of("the command's process group was killed before it reported a status");
-          }
-          break;
-        }
-      }
-      awaitDrain(out);
-      awaitDrain(err);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      stop(killGrace);
-    } catch (ExecutionException e) {
-      error = Optional.of("the command failed: " + e.getCause());
+  /** On the fork server's status thread: keep it free, finish elsewhere if this was the last. */
+  private void statusArrived() {
+    statusNanos = System.nanoTime();
+    if (outstanding.decrementAndGet() == 0) {
+      threads.submit(this::complete);
+    }
+  }
+
+  private void complete() {
+    Integer exit = job.exit.getNow(null);
+    if (timingOut) {
+      finish(-1, true, Optional.of(timeoutMessage()));
+    } else {
+      finish(exit == null ? -1 : exit, false, Optional.empty());
+    }
+  }
+
+  private String timeoutMessage() {
+    return "timed out after " + record.timeoutSeconds + " s; process tree killed";
+  }
+
+  /** Ends the record once; later calls do nothing. */
+  private void finish(int exit, boolean timedOut, Optional<String> error) {
+    if (!finished.compareAndSet(false, true)) {
+      return;
     }
     closeSockets();
     server.forget(job);
-    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     record.finish(
         new CommandResult(
-            timedOut ? -1 : exit,
+            exit,
             timedOut,
             record.truncated(Channel.STDOUT),
             record.truncated(Channel.STDERR),
             error,
             false,
-            millis));
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)));
+    done.complete(null);
+  }
+
+  private void watch(Duration killGrace) {
+    long deadline = started + TimeUnit.SECONDS.toNanos(record.timeoutSeconds);
+    long startLimit = started + START_LIMIT.toNanos();
+    try {
+      while (!finished.get()) {
+        long tick =
+            Math.min(CommandRecord.SEAL_INTERVAL_NANOS, Math.max(1, deadline - System.nanoTime()));
+        try {
+          done.get(tick, TimeUnit.NANOSECONDS);
+          return;
+        } catch (TimeoutException e) {
+          record.sealIfDue();
+        }
+        long now = System.nanoTime();
+        if (job.exit.isDone() && now - statusNanos >= DRAIN_GRACE_NANOS) {
+          // A background child still holds an output socket: its later output is not ours.
+          complete();
+        } else if (now >= deadline) {
+          timingOut = true;
+          stop(killGrace);
+          finish(-1, true, Optional.of(timeoutMessage()));
+        } else if (job.pid.getNow(null) == null) {
+          if (now >= startLimit) {
+            finish(-1, false, Optional.of("the command did not start (no report from its job)"));
+          }
+        } else if (handle().map(h -> !h.isAlive()).orElse(true) && !job.exit.isDone()) {
+          diedWithoutStatus();
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stop(killGrace);
+      finish(-1, false, Optional.of("interrupted"));
+    } catch (ExecutionException e) {
+      finish(-1, false, Optional.of("the command failed: " + e.getCause()));
+    }
+  }
+
+  /** The job is gone without a status line: its group was killed outright, or it crashed. */
+  private void diedWithoutStatus() throws InterruptedException, ExecutionException {
+    try {
+      job.exit.get(50, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      finish(
+          lastSignal.equals("KILL") ? 137 : -1,
+          false,
+          Optional.of("the command's process group was killed before it reported a status"));
+    }
   }
 
   /** The job's process, while its pid is known and it is alive. */
   private Optional<ProcessHandle> handle() {
     Long pid = job.pid.getNow(null);
     return pid == null ? Optional.empty() : ProcessHandle.of(pid);
-  }
-
-  private static void awaitDrain(CompletableFuture<Void> pump) throws InterruptedException {
-    try {
-      pump.get(DRAIN_GRACE.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException | ExecutionException e) {
-      // A background child still holds the socket, or it never connected: output ends here.
-    }
   }
 
   private void closeSockets() {
