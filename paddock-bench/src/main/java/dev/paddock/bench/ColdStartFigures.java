@@ -37,6 +37,11 @@ final class ColdStartFigures {
     series(false, javaVersion, idleJvm);
   }
 
+  /**
+   * One series of starts. The targets apply to the production configuration, which has the AOT
+   * cache the build trains; without it (a JDK other than the one that built) the figures are shown
+   * for information.
+   */
   private void series(boolean aot, Samples javaVersion, double idleJvm) throws Exception {
     String mode = aot ? "AOT cache" : "no AOT cache";
     Samples starts = new Samples(plan.coldStarts());
@@ -48,14 +53,19 @@ final class ColdStartFigures {
         rss.add(agent.rssMiB());
       }
     }
+    double p50 = starts.percentileMillis(50);
+    double baseline50 = javaVersion.percentileMillis(50);
+    String startName = "cold start p50, " + mode;
     report.add(
-        Figure.of(
-            "cold start p50, " + mode,
-            "ms",
-            starts.percentileMillis(50),
-            javaVersion.percentileMillis(50),
-            "java -Xshare:auto -version p50",
-            Figure.Target.atMost(200)));
+        aot
+            ? Figure.of(
+                startName,
+                "ms",
+                p50,
+                baseline50,
+                "java -Xshare:auto -version p50",
+                Figure.Target.atMost(200))
+            : Figure.info(startName, "ms", p50, baseline50, "java -Xshare:auto -version p50"));
     report.add(
         Figure.info(
             "cold start p95, " + mode,
@@ -63,14 +73,18 @@ final class ColdStartFigures {
             starts.percentileMillis(95),
             javaVersion.percentileMillis(95),
             "java -Xshare:auto -version p95"));
+    String rssName = "idle RSS after start, " + mode;
+    double rssMiB = Baselines.median(rss);
     report.add(
-        Figure.of(
-            "idle RSS after start, " + mode,
-            "MiB",
-            Baselines.median(rss),
-            idleJvm,
-            "idle JVM, agent options, no app",
-            Figure.Target.atMost(56)));
+        aot
+            ? Figure.of(
+                rssName,
+                "MiB",
+                rssMiB,
+                idleJvm,
+                "idle JVM, agent options, no app",
+                Figure.Target.atMost(56))
+            : Figure.info(rssName, "MiB", rssMiB, idleJvm, "idle JVM, agent options, no app"));
   }
 
   /** Sends the first {@code /alive} as soon as the agent says it listens; returns when 200 came. */

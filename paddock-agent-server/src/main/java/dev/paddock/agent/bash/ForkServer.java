@@ -2,7 +2,6 @@ package dev.paddock.agent.bash;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -44,10 +43,13 @@ final class ForkServer implements AutoCloseable {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Duration TOKEN_READ_TIMEOUT = Duration.ofSeconds(5);
+  private static final int TOKEN_LINE_BYTES = 32 + 3;
 
   private final ServerSocket listener;
   private final Map<String, Job> byToken = new ConcurrentHashMap<>();
   private final Map<String, Job> byId = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong jobNumbers =
+      new java.util.concurrent.atomic.AtomicLong();
   private final ExecutorService threads;
   private final Path directory;
   private final Map<String, String> environment;
@@ -118,12 +120,7 @@ final class ForkServer implements AutoCloseable {
    * zygote is unavailable or the request cannot be expressed (a NUL byte, a bad variable name).
    */
   Optional<Job> launch(
-      String id,
-      String script,
-      Path cwd,
-      Map<String, String> env,
-      boolean keepStdin,
-      JobHandler handler) {
+      String script, Path cwd, Map<String, String> env, boolean keepStdin, JobHandler handler) {
     if (script.indexOf('\0') >= 0 || cwd.toString().indexOf('\0') >= 0) {
       return Optional.empty();
     }
@@ -136,15 +133,20 @@ final class ForkServer implements AutoCloseable {
       prelude.append(ShellSession.quote(e.getValue())).append('\n');
     }
     String token = HexFormat.of().formatHex(bytes(16));
+    // A short job number keys the status lines; the secret token only travels to the job. The
+    // zygote reads requests a byte per syscall, so every byte saved counts.
+    String id = Long.toString(jobNumbers.incrementAndGet(), 36);
+    Path defaultDir = directory;
+    String dir = cwd.equals(defaultDir) ? "" : cwd.toString();
     Job job = new Job(id, token, keepStdin, handler);
     byToken.put(token, job);
     byId.put(id, job);
     String request =
-        id
+        token
             + '\0'
-            + token
+            + id
             + '\0'
-            + cwd
+            + dir
             + '\0'
             + (keepStdin ? "1" : "0")
             + (needsOwnShell(script) ? "x" : "e")
@@ -207,12 +209,12 @@ final class ForkServer implements AutoCloseable {
   }
 
   /**
-   * The zygote: reads NUL-separated requests (id, token, cwd, stdin flag, script) and runs each as
-   * a background job. Inside a job, fd 3 is the zygote's stdout (the status channel). The command
-   * itself is a fresh {@code bash -c} exec'd in a subshell without fd 3, so {@code $$} is its own
-   * pid (scripts use it for unique names; an {@code eval} in the fork would see the zygote's) and
-   * it has the default dispositions for the signals the job's wrapper catches (the wrapper survives
-   * a signal sent to the group and still reports the status).
+   * The zygote: reads NUL-separated requests (token, job number, cwd or empty for its own, flags,
+   * script) and runs each as a background job. Inside a job, fd 3 is the zygote's stdout (the
+   * status channel). The command itself is a fresh {@code bash -c} exec'd in a subshell without fd
+   * 3, so {@code $$} is its own pid (scripts use it for unique names; an {@code eval} in the fork
+   * would see the zygote's) and it has the default dispositions for the signals the job's wrapper
+   * catches (the wrapper survives a signal sent to the group and still reports the status).
    */
   private static String script(int port) {
     return String.join(
@@ -224,7 +226,7 @@ final class ForkServer implements AutoCloseable {
         "  case $4 in 1*) exec 0<&4 ;; *) exec 0</dev/null ;; esac",
         "  exec 1>&4 2>&5 4>&- 5>&-",
         "  printf 'S %s %s\\n' \"$1\" \"$BASHPID\" >&3",
-        "  cd -- \"$3\" || { printf 'E %s 1\\n' \"$1\" >&3; exit 1; }",
+        "  [ -z \"$3\" ] || cd -- \"$3\" || { printf 'E %s 1\\n' \"$1\" >&3; exit 1; }",
         "  __paddock_script=$5",
         "  trap : INT TERM HUP QUIT USR1 USR2 WINCH",
         "  case $4 in",
@@ -238,7 +240,7 @@ final class ForkServer implements AutoCloseable {
         "  printf 'E %s %d\\n' \"$1\" \"$__paddock_status\" >&3",
         "}",
         "exec 3>&1",
-        "while IFS= read -r -d '' __paddock_id && IFS= read -r -d '' __paddock_tok &&"
+        "while IFS= read -r -d '' __paddock_tok && IFS= read -r -d '' __paddock_id &&"
             + " IFS= read -r -d '' __paddock_dir && IFS= read -r -d '' __paddock_in &&"
             + " IFS= read -r -d '' __paddock_src; do",
         "  __paddock_job \"$__paddock_id\" \"$__paddock_tok\" \"$__paddock_dir\" \"$__paddock_in\""
@@ -304,7 +306,9 @@ final class ForkServer implements AutoCloseable {
   private void route(Socket socket) {
     try {
       socket.setSoTimeout((int) TOKEN_READ_TIMEOUT.toMillis());
-      String line = readLine(socket.getInputStream(), 64);
+      // "<32 hex> o\n": fixed length, so one read takes it without consuming any output.
+      byte[] head = socket.getInputStream().readNBytes(TOKEN_LINE_BYTES);
+      String line = new String(head, StandardCharsets.US_ASCII).strip();
       socket.setSoTimeout(0);
       int space = line.indexOf(' ');
       Job job = space < 0 ? null : byToken.get(line.substring(0, space));
@@ -330,19 +334,6 @@ final class ForkServer implements AutoCloseable {
         // Nothing more to release.
       }
     }
-  }
-
-  /** Reads one line byte by byte (nothing past the newline may be consumed). */
-  private static String readLine(InputStream in, int max) throws IOException {
-    StringBuilder line = new StringBuilder();
-    int b;
-    while ((b = in.read()) >= 0 && b != '\n') {
-      if (line.length() >= max) {
-        throw new IOException("token line too long");
-      }
-      line.append((char) b);
-    }
-    return line.toString();
   }
 
   @Override

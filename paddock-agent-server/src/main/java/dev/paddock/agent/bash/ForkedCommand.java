@@ -58,8 +58,7 @@ final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
       ExecutorService threads,
       ForkServer server) {
     ForkedCommand command = new ForkedCommand(record, server, threads);
-    Optional<ForkServer.Job> launched =
-        server.launch(record.id, record.command, cwd, env, keepStdin, command);
+    Optional<ForkServer.Job> launched = server.launch(record.command, cwd, env, keepStdin, command);
     if (launched.isEmpty()) {
       return false;
     }

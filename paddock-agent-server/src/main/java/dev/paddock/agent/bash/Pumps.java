@@ -15,8 +15,11 @@ final class Pumps {
     void accept(byte[] data, int offset, int length);
   }
 
+  /** Pumps run on pool threads, one pump per thread at a time: each thread keeps its buffer. */
+  private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[CHUNK]);
+
   static void pump(InputStream in, Sink sink) {
-    byte[] buffer = new byte[CHUNK];
+    byte[] buffer = BUFFERS.get();
     try (in) {
       int n;
       while ((n = in.read(buffer)) >= 0) {

@@ -43,21 +43,31 @@ public final class JsonText {
     int end = offset + length;
     int i = offset;
     while (i < end) {
+      // Copy the longest run of plain printable ASCII in one go: the common case by far.
+      int run = i;
+      while (run < end && plain(data[run])) {
+        run++;
+      }
+      if (run > i) {
+        ensure(run - i);
+        System.arraycopy(data, i, buffer, size, run - i);
+        size += run - i;
+        i = run;
+        continue;
+      }
       int b = data[i] & 0xFF;
-      if (b >= 0x20 && b < 0x80 && b != '"' && b != '\\') {
-        buffer[size++] = (byte) b;
-        i++;
-      } else if (b < 0x80) {
+      if (b < 0x80) {
         escapeAscii(b);
         i++;
       } else {
         i = copySequence(data, i, end);
       }
-      if (buffer.length - size < 16) {
-        ensure(Math.max(16, end - i) + 16);
-      }
     }
     return this;
+  }
+
+  private static boolean plain(byte b) {
+    return b >= 0x20 && b != '"' && b != '\\';
   }
 
   private void escapeAscii(int b) {
