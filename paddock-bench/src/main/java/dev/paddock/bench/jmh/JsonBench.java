@@ -47,6 +47,9 @@ public class JsonBench {
   private Map<String, Object> stdoutLine;
   private String stdoutLineText;
   private byte[] request;
+  private byte[] stdoutBytes;
+  private byte[] mixedBytes;
+  private final dev.paddock.agent.http.JsonText text = new dev.paddock.agent.http.JsonText();
 
   @Setup
   public void setUp() {
@@ -63,6 +66,12 @@ public class JsonBench {
     // Pumps read 64 KiB at a time, so a busy stream is made of lines like this one.
     stdoutLine = Map.of("type", "stdout", "data", "a".repeat(64 << 10));
     stdoutLineText = Json.string(stdoutLine);
+    stdoutBytes = "a".repeat(64 << 10).getBytes(StandardCharsets.UTF_8);
+    // Source-code-like output: quotes, backslashes, tabs, newlines and some non-ASCII.
+    mixedBytes =
+        "\tif (x == \"é\\n\") { return 'ü'; }\n"
+            .repeat((64 << 10) / 32)
+            .getBytes(StandardCharsets.UTF_8);
     request =
         "{\"command\":\"ls -la /tmp\",\"cwd\":\"/workspace\",\"timeout\":30,\"session\":\"bench\"}"
             .getBytes(StandardCharsets.UTF_8);
@@ -91,6 +100,27 @@ public class JsonBench {
   @Benchmark
   public byte[] writeStdoutLine64k() {
     return Json.bytes(stdoutLine);
+  }
+
+  /** What the stream route does now: escape the pump's bytes straight into a reused buffer. */
+  @Benchmark
+  public int escapeStdoutLine64k() {
+    text.reset();
+    text.raw("{\"type\":\"stdout\",\"data\":\"").escaped(stdoutBytes, 0, stdoutBytes.length);
+    return text.raw("\"}\n").size();
+  }
+
+  @Benchmark
+  public int escapeMixedLine64k() {
+    text.reset();
+    text.raw("{\"type\":\"stdout\",\"data\":\"").escaped(mixedBytes, 0, mixedBytes.length);
+    return text.raw("\"}\n").size();
+  }
+
+  /** The floor for the escapers: copying the 64 KiB once. */
+  @Benchmark
+  public byte[] baselineCopy64k() {
+    return java.util.Arrays.copyOf(stdoutBytes, stdoutBytes.length);
   }
 
   @Benchmark
