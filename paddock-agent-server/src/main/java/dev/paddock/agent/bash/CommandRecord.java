@@ -151,6 +151,27 @@ final class CommandRecord {
   }
 
   /**
+   * Finishes with a result carrying this record's truncation flags and the time since {@code
+   * startedNanos} (a {@link System#nanoTime()} reading).
+   */
+  void end(
+      int exitCode,
+      boolean timedOut,
+      Optional<String> error,
+      boolean sessionReset,
+      long startedNanos) {
+    finish(
+        new CommandResult(
+            exitCode,
+            timedOut,
+            truncated(Channel.STDOUT),
+            truncated(Channel.STDERR),
+            error,
+            sessionReset,
+            java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos)));
+  }
+
+  /**
    * Cuts pending output into events of at most MAX_CHUNK per channel and adds them to the log in
    * order (under this lock, so no poller can see order N+1 before N). Without an outcome only whole
    * characters are cut and nothing when nothing is pending; with one, everything is cut and the

@@ -109,15 +109,7 @@ final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
     }
     closeSockets();
     server.forget(job);
-    record.finish(
-        new CommandResult(
-            exit,
-            timedOut,
-            record.truncated(Channel.STDOUT),
-            record.truncated(Channel.STDERR),
-            error,
-            false,
-            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)));
+    record.end(exit, timedOut, error, false, started);
     done.complete(null);
   }
 

@@ -119,19 +119,14 @@ final class OneShotCommand implements CommandControl {
     }
     closeStdinQuietly();
     int exit = timedOut ? -1 : process.isAlive() ? -1 : process.exitValue();
-    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-    record.finish(
-        new CommandResult(
-            exit,
-            timedOut,
-            record.truncated(Channel.STDOUT),
-            record.truncated(Channel.STDERR),
-            timedOut
-                ? Optional.of(
-                    "timed out after " + record.timeoutSeconds + " s; process tree killed")
-                : Optional.empty(),
-            false,
-            millis));
+    record.end(
+        exit,
+        timedOut,
+        timedOut
+            ? Optional.of("timed out after " + record.timeoutSeconds + " s; process tree killed")
+            : Optional.empty(),
+        false,
+        started);
   }
 
   private static void awaitDrain(Future<?> pump) throws InterruptedException {

@@ -304,15 +304,7 @@ final class ShellSession implements CommandControl {
         current = null;
       }
     }
-    record.finish(
-        new CommandResult(
-            exit,
-            timedOut,
-            record.truncated(Channel.STDOUT),
-            record.truncated(Channel.STDERR),
-            error,
-            reset,
-            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)));
+    record.end(exit, timedOut, error, reset, started);
   }
 
   private CommandResult failure(String message, long started) {
