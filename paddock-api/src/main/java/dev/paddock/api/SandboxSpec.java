@@ -1,0 +1,82 @@
+package dev.paddock.api;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The template a sandbox is made from. Specs are data: they come from configuration.
+ *
+ * @param id the spec id (for image-based backends, the image reference)
+ * @param command the command that starts the agent-server, or arguments to the image's entry point
+ *     (backend-specific; empty for the backend's default)
+ * @param initialEnv environment for the sandbox (forwarded host variables merged in)
+ * @param workingDir the workspace directory inside the sandbox
+ * @param resources limits
+ * @param createdAt when the spec was defined
+ */
+public record SandboxSpec(
+    String id,
+    List<String> command,
+    Map<String, String> initialEnv,
+    String workingDir,
+    Resources resources,
+    Instant createdAt) {
+  public SandboxSpec {
+    Objects.requireNonNull(id, "id");
+    command = List.copyOf(command);
+    initialEnv = Map.copyOf(initialEnv);
+    Objects.requireNonNull(workingDir, "workingDir");
+    Objects.requireNonNull(resources, "resources");
+    Objects.requireNonNull(createdAt, "createdAt");
+  }
+
+  public static Builder builder(String id) {
+    return new Builder(id);
+  }
+
+  /** Builder; not thread-safe. */
+  public static final class Builder {
+    private final String id;
+    private List<String> command = List.of();
+    private final Map<String, String> initialEnv = new LinkedHashMap<>();
+    private String workingDir = ".";
+    private Resources resources = Resources.NONE;
+    private Instant createdAt = Instant.EPOCH;
+
+    private Builder(String id) {
+      this.id = Objects.requireNonNull(id, "id");
+    }
+
+    public Builder command(List<String> command) {
+      this.command = List.copyOf(command);
+      return this;
+    }
+
+    public Builder env(Map<String, String> env) {
+      this.initialEnv.putAll(env);
+      return this;
+    }
+
+    public Builder workingDir(String dir) {
+      this.workingDir = dir;
+      return this;
+    }
+
+    public Builder resources(Resources resources) {
+      this.resources = resources;
+      return this;
+    }
+
+    public Builder createdAt(Instant at) {
+      this.createdAt = at;
+      return this;
+    }
+
+    public SandboxSpec build() {
+      return new SandboxSpec(id, command, initialEnv, workingDir, resources, createdAt);
+    }
+  }
+}

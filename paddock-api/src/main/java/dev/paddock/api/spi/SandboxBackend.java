@@ -1,0 +1,46 @@
+package dev.paddock.api.spi;
+
+import java.util.List;
+
+/**
+ * Makes sandboxes real on one kind of runtime. Everything it creates carries the labels {@code
+ * paddock.managed=true} and {@code paddock.sandbox-id=<id>} (as the runtime allows), so {@link
+ * #list} can find it after a control-plane restart. Thread-safe; calls for different sandboxes may
+ * run concurrently, calls for one sandbox are serialised by the control plane.
+ */
+public interface SandboxBackend extends AutoCloseable {
+  /** The backend's name, as stored in {@link RuntimeHandle#backend()}. */
+  String name();
+
+  /**
+   * Starts a runtime and returns once its agent-server answers. On failure it removes whatever it
+   * half-made and throws.
+   *
+   * @throws RuntimeStartException classified failure
+   */
+  RuntimeHandle start(RuntimeRequest request);
+
+  /** The runtime's live state; MISSING when it is gone. Never throws for a vanished runtime. */
+  RuntimeState inspect(RuntimeHandle handle);
+
+  /** Freezes every process of the runtime. Idempotent. */
+  void pause(RuntimeHandle handle);
+
+  /**
+   * Brings a paused (or stopped) runtime back with the same workspace; returns once its agent
+   * answers. The handle may change (a restarted process has a new pid).
+   *
+   * @throws RuntimeStartException when it cannot come back
+   */
+  RuntimeHandle resume(RuntimeHandle handle);
+
+  /** Stops the runtime (TERM, grace, KILL) and removes it and its workspace. Idempotent. */
+  void destroy(RuntimeHandle handle);
+
+  /** Every runtime this backend manages that still exists (for adoption after a restart). */
+  List<RuntimeHandle> list();
+
+  /** Releases the backend's own resources; runtimes keep running. */
+  @Override
+  default void close() {}
+}

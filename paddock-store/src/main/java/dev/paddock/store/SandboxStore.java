@@ -1,0 +1,92 @@
+package dev.paddock.store;
+
+import dev.paddock.api.Page;
+import dev.paddock.api.PageRequest;
+import dev.paddock.api.SandboxStatus;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything the control plane must not lose when it restarts: sandboxes (with their runtime
+ * handles), users, API keys (hashes only), and events posted back by sandboxes. One implementation
+ * over JDBC serves both SQLite (embedded default) and PostgreSQL (several control-plane replicas);
+ * the schema is created and upgraded by versioned migrations at open. Thread-safe.
+ */
+public interface SandboxStore extends AutoCloseable {
+  // Sandboxes
+
+  /** Inserts a new sandbox; version 0. @throws ConflictException if the id is taken */
+  SandboxRecord insert(SandboxRecord record);
+
+  Optional<SandboxRecord> find(String sandboxId);
+
+  /** The sandbox whose current session key hashes to {@code keyHash}. */
+  Optional<SandboxRecord> findBySessionKeyHash(String keyHash);
+
+  /**
+   * Replaces a sandbox if its stored version still equals {@code record.version()}; returns the
+   * stored record with the version bumped and {@code updatedAt} set.
+   *
+   * @throws ConflictException when the row changed meanwhile or is gone
+   */
+  SandboxRecord update(SandboxRecord record);
+
+  /** Deletes a sandbox; false when it was not there. */
+  boolean delete(String sandboxId);
+
+  /**
+   * A page of sandboxes, newest first ({@code createdAt} desc, then id), of one owner or of all
+   * ({@code owner} empty). Page ids are opaque and stable under inserts.
+   */
+  Page<SandboxRecord> page(Optional<String> owner, PageRequest request);
+
+  /** Every sandbox in one of {@code statuses} (for capacity checks and reconciliation). */
+  List<SandboxRecord> withStatus(Collection<SandboxStatus> statuses);
+
+  // Users and API keys
+
+  /**
+   * @throws ConflictException if the name is taken
+   */
+  UserRecord insertUser(UserRecord user);
+
+  Optional<UserRecord> findUser(String userId);
+
+  Optional<UserRecord> findUserByName(String name);
+
+  List<UserRecord> users();
+
+  ApiKeyRecord insertApiKey(ApiKeyRecord key);
+
+  /** The key with this hash, revoked or not. */
+  Optional<ApiKeyRecord> findApiKeyByHash(String keyHash);
+
+  List<ApiKeyRecord> apiKeys(String userId);
+
+  /** Marks a key revoked at {@code when}; false when unknown or already revoked. */
+  boolean revokeApiKey(String keyId, Instant when);
+
+  /** Revokes every key of a user; returns how many were revoked. */
+  int revokeApiKeys(String userId, Instant when);
+
+  // Webhooks
+
+  /** Stores events atomically (all or none); returns them with sequence numbers. */
+  List<WebhookEvent> appendEvents(String sandboxId, String conversationId, List<String> jsonEvents);
+
+  /**
+   * Events of one conversation after {@code afterSequence}, oldest first, at most {@code limit}.
+   */
+  List<WebhookEvent> events(String conversationId, long afterSequence, int limit);
+
+  /** Stores (insert or replace) a conversation document a sandbox posted. */
+  void upsertConversation(String conversationId, String sandboxId, String json);
+
+  Optional<String> conversation(String conversationId);
+
+  /** Closes connections (and the pool). */
+  @Override
+  void close();
+}
