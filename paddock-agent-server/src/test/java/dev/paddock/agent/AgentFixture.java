@@ -157,16 +157,16 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
   @SuppressWarnings("unchecked")
   public static Map<String, Object> json(HttpResponse<String> response) {
     return (Map<String, Object>)
-        dev.paddock.agent.http.Json.parseAny(response.body().getBytes(StandardCharsets.UTF_8));
+        dev.paddock.http.Json.parseAny(response.body().getBytes(StandardCharsets.UTF_8));
   }
 
   /** Parses any JSON response body. */
   public static Object jsonAny(HttpResponse<String> response) {
-    return dev.paddock.agent.http.Json.parseAny(response.body().getBytes(StandardCharsets.UTF_8));
+    return dev.paddock.http.Json.parseAny(response.body().getBytes(StandardCharsets.UTF_8));
   }
 
   /** JSON-quotes a string for building request bodies. */
   public static String quote(String s) {
-    return dev.paddock.agent.http.Json.string(s);
+    return dev.paddock.http.Json.string(s);
   }
 }

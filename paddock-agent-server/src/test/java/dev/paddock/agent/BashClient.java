@@ -2,7 +2,7 @@ package dev.paddock.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.paddock.agent.http.Json;
+import dev.paddock.http.Json;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;

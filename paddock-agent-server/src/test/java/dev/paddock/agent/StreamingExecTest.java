@@ -58,8 +58,7 @@ class StreamingExecTest {
   @SuppressWarnings("unchecked")
   static Map<String, Object> parse(String line) {
     return (Map<String, Object>)
-        dev.paddock.agent.http.Json.parseAny(
-            line.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        dev.paddock.http.Json.parseAny(line.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   private static String joined(List<Line> lines, String type) {

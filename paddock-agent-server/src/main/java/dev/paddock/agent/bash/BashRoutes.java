@@ -1,12 +1,12 @@
 package dev.paddock.agent.bash;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.paddock.agent.http.Call;
-import dev.paddock.agent.http.HttpError;
-import dev.paddock.agent.http.Json;
-import dev.paddock.agent.http.JsonBody;
-import dev.paddock.agent.http.JsonText;
-import dev.paddock.agent.http.Router;
+import dev.paddock.http.Call;
+import dev.paddock.http.HttpError;
+import dev.paddock.http.Json;
+import dev.paddock.http.JsonBody;
+import dev.paddock.http.JsonText;
+import dev.paddock.http.Router;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,8 +1,8 @@
 package dev.paddock.agent.files;
 
 import dev.paddock.agent.git.GitArchive;
-import dev.paddock.agent.http.Call;
-import dev.paddock.agent.http.HttpError;
+import dev.paddock.http.Call;
+import dev.paddock.http.HttpError;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

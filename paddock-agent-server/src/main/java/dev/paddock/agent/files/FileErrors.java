@@ -1,6 +1,6 @@
 package dev.paddock.agent.files;
 
-import dev.paddock.agent.http.HttpError;
+import dev.paddock.http.HttpError;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;

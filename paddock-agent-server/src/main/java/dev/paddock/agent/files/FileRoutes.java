@@ -1,10 +1,10 @@
 package dev.paddock.agent.files;
 
 import dev.paddock.agent.AgentConfig;
-import dev.paddock.agent.http.Call;
-import dev.paddock.agent.http.HttpError;
-import dev.paddock.agent.http.JsonBody;
-import dev.paddock.agent.http.Router;
+import dev.paddock.http.Call;
+import dev.paddock.http.HttpError;
+import dev.paddock.http.JsonBody;
+import dev.paddock.http.Router;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

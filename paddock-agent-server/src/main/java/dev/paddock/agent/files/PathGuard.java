@@ -1,6 +1,6 @@
 package dev.paddock.agent.files;
 
-import dev.paddock.agent.http.HttpError;
+import dev.paddock.http.HttpError;
 import java.io.IOException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package dev.paddock.agent.files;
 
-import dev.paddock.agent.http.Json;
+import dev.paddock.http.Json;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;

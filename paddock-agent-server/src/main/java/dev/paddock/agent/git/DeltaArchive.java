@@ -1,7 +1,7 @@
 package dev.paddock.agent.git;
 
-import dev.paddock.agent.http.Call;
-import dev.paddock.agent.http.HttpError;
+import dev.paddock.http.Call;
+import dev.paddock.http.HttpError;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package dev.paddock.agent.git;
 
-import dev.paddock.agent.http.HttpError;
+import dev.paddock.http.HttpError;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package dev.paddock.agent.git;
 
-import dev.paddock.agent.http.HttpError;
+import dev.paddock.http.HttpError;
 
 /**
  * Git could not be run to completion: it is missing, it timed out, or it printed more than we keep.

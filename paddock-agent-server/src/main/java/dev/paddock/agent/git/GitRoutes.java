@@ -2,10 +2,10 @@ package dev.paddock.agent.git;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.paddock.agent.AgentConfig;
-import dev.paddock.agent.http.Call;
-import dev.paddock.agent.http.HttpError;
-import dev.paddock.agent.http.Json;
-import dev.paddock.agent.http.Router;
+import dev.paddock.http.Call;
+import dev.paddock.http.HttpError;
+import dev.paddock.http.Json;
+import dev.paddock.http.Router;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;

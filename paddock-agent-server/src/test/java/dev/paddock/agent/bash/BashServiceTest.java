@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.paddock.agent.AgentConfig;
-import dev.paddock.agent.http.Json;
+import dev.paddock.http.Json;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -5,7 +5,7 @@ import static dev.paddock.agent.files.UploadDownloadTest.q;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.agent.AgentFixture;
-import dev.paddock.agent.http.Json;
+import dev.paddock.http.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpResponse;

@@ -3,7 +3,7 @@ package dev.paddock.agent.git;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.paddock.agent.http.HttpError;
+import dev.paddock.http.HttpError;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

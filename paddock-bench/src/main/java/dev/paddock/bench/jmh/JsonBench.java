@@ -3,8 +3,8 @@ package dev.paddock.bench.jmh;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import dev.paddock.agent.http.Json;
-import dev.paddock.agent.http.JsonBody;
+import dev.paddock.http.Json;
+import dev.paddock.http.JsonBody;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -49,7 +49,7 @@ public class JsonBench {
   private byte[] request;
   private byte[] stdoutBytes;
   private byte[] mixedBytes;
-  private final dev.paddock.agent.http.JsonText text = new dev.paddock.agent.http.JsonText();
+  private final dev.paddock.http.JsonText text = new dev.paddock.http.JsonText();
 
   @Setup
   public void setUp() {

@@ -1,4 +1,4 @@
-package dev.paddock.agent.http;
+package dev.paddock.http;
 
 /**
  * A request failed in a way the client can act on. Thrown anywhere below a route handler and turned

@@ -1,4 +1,4 @@
-package dev.paddock.agent.http;
+package dev.paddock.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;

@@ -1,4 +1,4 @@
-package dev.paddock.agent.http;
+package dev.paddock.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.paddock.agent.http;
+package dev.paddock.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;

@@ -1,4 +1,4 @@
-package dev.paddock.agent.http;
+package dev.paddock.http;
 
 import java.util.Arrays;
 
