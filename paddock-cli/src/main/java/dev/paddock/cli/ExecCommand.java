@@ -1,0 +1,67 @@
+package dev.paddock.cli;
+
+import dev.paddock.api.SandboxInfo;
+import dev.paddock.client.PaddockClient;
+import dev.paddock.client.PaddockClientException;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code paddock exec <id> -- <cmd...>}: streams output, exits with the command's exit code. */
+@Command(
+    mixinStandardHelpOptions = true,
+    name = "exec",
+    description = "Run a command in a sandbox, streaming its output.")
+final class ExecCommand implements Callable<Integer> {
+  @Mixin Connection connection;
+
+  @Option(names = "--timeout", description = "seconds before the command is killed (default 300)")
+  int timeout = 300;
+
+  @Parameters(index = "0", paramLabel = "ID")
+  String id;
+
+  @Parameters(index = "1..*", paramLabel = "COMMAND", description = "the command (after --)")
+  List<String> command;
+
+  @Override
+  public Integer call() {
+    if (command == null || command.isEmpty()) {
+      throw new IllegalArgumentException("no command: paddock exec <id> -- <command...>");
+    }
+    PaddockClient client = connection.client();
+    SandboxInfo sandbox =
+        client.get(id).orElseThrow(() -> new PaddockClientException(404, "no sandbox " + id));
+    String text =
+        command.size() == 1
+            ? command.get(0)
+            : command.stream().map(ExecCommand::quote).collect(Collectors.joining(" "));
+    int exit =
+        client
+            .agent(sandbox)
+            .exec(
+                text,
+                timeout,
+                out -> {
+                  System.out.print(out);
+                  System.out.flush();
+                },
+                err -> {
+                  System.err.print(err);
+                  System.err.flush();
+                });
+    return exit < 0 ? 124 : exit;
+  }
+
+  /** Quotes one argument for bash, so {@code exec id -- echo "a b"} keeps "a b" one word. */
+  static String quote(String arg) {
+    if (arg.matches("[A-Za-z0-9_./=:,@%+-]+")) {
+      return arg;
+    }
+    return "'" + arg.replace("'", "'\\''") + "'";
+  }
+}
