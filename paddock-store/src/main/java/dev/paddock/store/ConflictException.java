@@ -10,4 +10,8 @@ public final class ConflictException extends StoreException {
   public ConflictException(String message) {
     super(message);
   }
+
+  public ConflictException(String message, Throwable cause) {
+    super(message, cause);
+  }
 }

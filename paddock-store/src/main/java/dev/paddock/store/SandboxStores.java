@@ -1,0 +1,93 @@
+package dev.paddock.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Objects;
+
+/**
+ * Opens a {@link SandboxStore}. The schema is created or upgraded before the store is returned; the
+ * caller closes the store.
+ */
+public final class SandboxStores {
+  /** The embedded database's file name under the data directory. */
+  public static final String EMBEDDED_FILE = "paddock.db";
+
+  private SandboxStores() {}
+
+  /**
+   * Opens the store at a JDBC URL: {@code jdbc:sqlite:/path/paddock.db} (embedded, one process) or
+   * {@code jdbc:postgresql://host:port/database} (several control-plane replicas may share it).
+   * {@code user} and {@code password} may be empty (SQLite ignores them).
+   *
+   * @throws IllegalArgumentException for another kind of URL
+   * @throws StoreException when the database cannot be reached, migrated, or its schema is newer
+   *     than this code
+   */
+  public static SandboxStore open(String jdbcUrl, String user, String password) {
+    Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+    Objects.requireNonNull(user, "user");
+    Objects.requireNonNull(password, "password");
+    Dialect dialect = Dialect.of(jdbcUrl);
+    Database database = new Database(pool(dialect, jdbcUrl, user, password), dialect);
+    try {
+      Migrations.forDialect(dialect).apply(database);
+    } catch (RuntimeException e) {
+      database.close();
+      throw e;
+    }
+    return new JdbcSandboxStore(database, Clock.systemUTC());
+  }
+
+  /**
+   * Opens (creating when needed) the embedded SQLite store {@value #EMBEDDED_FILE} in {@code
+   * dataDir}.
+   */
+  public static SandboxStore openEmbedded(Path dataDir) {
+    try {
+      Files.createDirectories(dataDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Could not create the data directory " + dataDir, e);
+    }
+    return open("jdbc:sqlite:" + dataDir.resolve(EMBEDDED_FILE).toAbsolutePath(), "", "");
+  }
+
+  private static HikariDataSource pool(
+      Dialect dialect, String jdbcUrl, String user, String password) {
+    HikariConfig config = new HikariConfig();
+    config.setPoolName("paddock-store");
+    config.setDriverClassName(dialect.driverClassName());
+    config.setJdbcUrl(jdbcUrl);
+    if (!user.isEmpty()) {
+      config.setUsername(user);
+    }
+    if (!password.isEmpty()) {
+      config.setPassword(password);
+    }
+    config.setConnectionTimeout(10_000);
+    dialect.configure(config, jdbcUrl);
+    try {
+      return new HikariDataSource(config);
+    } catch (RuntimeException e) {
+      throw new StoreException(
+          "Could not open the store at "
+              + Redaction.url(jdbcUrl)
+              + ": "
+              + rootMessage(e)
+              + "; check the URL, user and password, and that the database is running",
+          e);
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return String.valueOf(root.getMessage());
+  }
+}
