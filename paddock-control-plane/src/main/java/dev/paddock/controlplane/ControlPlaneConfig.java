@@ -1,0 +1,136 @@
+package dev.paddock.controlplane;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Immutable settings of the control plane. Build with {@link #builder(String)}; every field but the
+ * master secret has a default.
+ *
+ * @param maxSandboxes most sandboxes STARTING or RUNNING at once on this control plane (default: no
+ *     limit)
+ * @param maxSandboxesPerUser most STARTING or RUNNING sandboxes of one owner (default: no limit)
+ * @param pauseOldest past a limit, pause the oldest RUNNING sandbox (the caller's own for the
+ *     per-user limit) instead of refusing the start or resume (default: refuse)
+ * @param startTimeout how long a start may take before a sandbox left STARTING by a dead start task
+ *     is declared failed, and how long lifecycle calls wait for a start in progress (default 120 s)
+ * @param agentAdminTimeout connect and request timeout of calls to an agent's admin route (default
+ *     5 s)
+ * @param masterSecret the secret every sandbox's admin key is derived from (HMAC-SHA256 with the
+ *     sandbox id); at least 32 bytes; must stay the same across restarts so adopted agents can
+ *     still be rotated. Never printed by {@link #toString()}.
+ * @param clock the time source for creation times and start deadlines
+ */
+public record ControlPlaneConfig(
+    int maxSandboxes,
+    int maxSandboxesPerUser,
+    boolean pauseOldest,
+    Duration startTimeout,
+    Duration agentAdminTimeout,
+    String masterSecret,
+    Clock clock) {
+  /** The fewest bytes a master secret may have. */
+  public static final int MIN_SECRET_BYTES = 32;
+
+  public ControlPlaneConfig {
+    if (maxSandboxes < 1 || maxSandboxesPerUser < 1) {
+      throw new IllegalArgumentException("capacity limits must be at least 1");
+    }
+    requirePositive(startTimeout, "startTimeout");
+    requirePositive(agentAdminTimeout, "agentAdminTimeout");
+    Objects.requireNonNull(masterSecret, "masterSecret");
+    if (masterSecret.getBytes(StandardCharsets.UTF_8).length < MIN_SECRET_BYTES) {
+      throw new IllegalArgumentException(
+          "the master secret must have at least " + MIN_SECRET_BYTES + " bytes");
+    }
+    Objects.requireNonNull(clock, "clock");
+  }
+
+  /** A builder with the defaults above and the given master secret. */
+  public static Builder builder(String masterSecret) {
+    return new Builder(masterSecret);
+  }
+
+  private static void requirePositive(Duration d, String name) {
+    Objects.requireNonNull(d, name);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive, got " + d);
+    }
+  }
+
+  /** Leaves the master secret out. */
+  @Override
+  public String toString() {
+    return "ControlPlaneConfig[maxSandboxes="
+        + maxSandboxes
+        + ", maxSandboxesPerUser="
+        + maxSandboxesPerUser
+        + ", pauseOldest="
+        + pauseOldest
+        + ", startTimeout="
+        + startTimeout
+        + ", agentAdminTimeout="
+        + agentAdminTimeout
+        + ", masterSecret=(hidden), clock="
+        + clock
+        + "]";
+  }
+
+  /** Builder; not thread-safe. */
+  public static final class Builder {
+    private final String masterSecret;
+    private int maxSandboxes = Integer.MAX_VALUE;
+    private int maxSandboxesPerUser = Integer.MAX_VALUE;
+    private boolean pauseOldest;
+    private Duration startTimeout = Duration.ofSeconds(120);
+    private Duration agentAdminTimeout = Duration.ofSeconds(5);
+    private Clock clock = Clock.systemUTC();
+
+    private Builder(String masterSecret) {
+      this.masterSecret = Objects.requireNonNull(masterSecret, "masterSecret");
+    }
+
+    public Builder maxSandboxes(int max) {
+      this.maxSandboxes = max;
+      return this;
+    }
+
+    public Builder maxSandboxesPerUser(int max) {
+      this.maxSandboxesPerUser = max;
+      return this;
+    }
+
+    public Builder pauseOldest(boolean pauseOldest) {
+      this.pauseOldest = pauseOldest;
+      return this;
+    }
+
+    public Builder startTimeout(Duration timeout) {
+      this.startTimeout = timeout;
+      return this;
+    }
+
+    public Builder agentAdminTimeout(Duration timeout) {
+      this.agentAdminTimeout = timeout;
+      return this;
+    }
+
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    public ControlPlaneConfig build() {
+      return new ControlPlaneConfig(
+          maxSandboxes,
+          maxSandboxesPerUser,
+          pauseOldest,
+          startTimeout,
+          agentAdminTimeout,
+          masterSecret,
+          clock);
+    }
+  }
+}

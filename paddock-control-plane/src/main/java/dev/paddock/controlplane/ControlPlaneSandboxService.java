@@ -1,0 +1,245 @@
+package dev.paddock.controlplane;
+
+import dev.paddock.api.Caller;
+import dev.paddock.api.Page;
+import dev.paddock.api.PageRequest;
+import dev.paddock.api.SandboxException;
+import dev.paddock.api.SandboxInfo;
+import dev.paddock.api.SandboxService;
+import dev.paddock.api.SandboxSpecService;
+import dev.paddock.api.SandboxStartException;
+import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.store.SandboxRecord;
+import dev.paddock.store.SandboxStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one {@link SandboxService}, whatever backend runs the sandboxes: session keys, owners,
+ * capacity, start failures and restart recovery are decided here, identically for every backend,
+ * over a {@link SandboxStore} (what survives a restart) and a {@link SandboxBackend} (what makes
+ * runtimes real).
+ *
+ * <p>Create with {@link #create}, which also {@linkplain #reconcile() reconciles} the store with
+ * the backend's runtimes. {@link #start} returns at once with the sandbox STARTING; a virtual
+ * thread per start asks the backend for the runtime. The service does not own the store or the
+ * backend: closing it waits for starts under way and releases its HTTP client, nothing more.
+ * Thread-safe; see docs/CONCURRENCY.md for its threads and locks.
+ */
+public final class ControlPlaneSandboxService implements SandboxService, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ControlPlaneSandboxService.class);
+  private static final String TOO_SLOW = "The sandbox did not become ready in time.";
+
+  private final SandboxStore store;
+  private final ControlPlaneConfig config;
+  private final AgentAdminClient agents;
+  private final SandboxLifecycle lifecycle;
+  private final SandboxViews views;
+  private final Reconciler reconciler;
+
+  private ControlPlaneSandboxService(
+      SandboxStore store,
+      SandboxBackend backend,
+      SandboxSpecService specs,
+      ControlPlaneConfig config) {
+    this.store = store;
+    this.config = config;
+    this.agents = new AgentAdminClient(config.agentAdminTimeout());
+    SandboxPermits permits = new SandboxPermits();
+    this.lifecycle = new SandboxLifecycle(store, backend, specs, config, agents, permits);
+    this.views = lifecycle.views();
+    this.reconciler =
+        new Reconciler(store, backend, config, permits, lifecycle.records(), lifecycle.views());
+  }
+
+  /**
+   * A service over {@code store} and {@code backend}, reconciled once before it is returned.
+   *
+   * @param specs the specs sandboxes are made from (usually the backend's, see {@link
+   *     ConfiguredSpecService}); a spec's {@code initialEnv} becomes the runtime's environment
+   */
+  public static ControlPlaneSandboxService create(
+      SandboxStore store,
+      SandboxBackend backend,
+      SandboxSpecService specs,
+      ControlPlaneConfig config) {
+    ControlPlaneSandboxService service =
+        new ControlPlaneSandboxService(
+            Objects.requireNonNull(store, "store"),
+            Objects.requireNonNull(backend, "backend"),
+            Objects.requireNonNull(specs, "specs"),
+            Objects.requireNonNull(config, "config"));
+    ReconcileReport report = service.reconcile();
+    LOG.debug("reconciled at start: {}", report);
+    return service;
+  }
+
+  /**
+   * Corrects every stored sandbox from its runtime and reaps runtimes with no stored sandbox: a
+   * live runtime is adopted (status follows it; a key stays valid only if RUNNING), a vanished one
+   * becomes MISSING with its key revoked, a sandbox left STARTING without a runtime for longer than
+   * the start timeout becomes ERROR. Safe to call at any time.
+   */
+  public ReconcileReport reconcile() {
+    return reconciler.run();
+  }
+
+  @Override
+  public Page<SandboxInfo> search(Caller caller, PageRequest page) {
+    if (!caller.admin() && caller.userId().isEmpty()) {
+      return new Page<>(List.of(), Optional.empty());
+    }
+    Optional<String> owner = caller.admin() ? Optional.empty() : caller.userId();
+    Page<SandboxRecord> records = store.page(owner, page);
+    return new Page<>(records.items().stream().map(views::live).toList(), records.nextPageId());
+  }
+
+  @Override
+  public Optional<SandboxInfo> get(Caller caller, String sandboxId) {
+    return visible(caller, sandboxId).map(views::live);
+  }
+
+  @Override
+  public List<Optional<SandboxInfo>> batchGet(Caller caller, List<String> sandboxIds) {
+    return sandboxIds.stream().map(id -> get(caller, id)).toList();
+  }
+
+  @Override
+  public Optional<SandboxInfo> getBySessionKey(String sessionKey) {
+    if (sessionKey.isEmpty()) {
+      return Optional.empty();
+    }
+    return store
+        .findBySessionKeyHash(SessionKeys.sha256Hex(sessionKey))
+        .filter(r -> r.status() == SandboxStatus.RUNNING)
+        .map(views::live)
+        .filter(info -> info.status() == SandboxStatus.RUNNING);
+  }
+
+  @Override
+  public SandboxInfo start(Caller caller, Optional<String> specId, Optional<String> sandboxId) {
+    return lifecycle.start(caller, specId, sandboxId);
+  }
+
+  @Override
+  public boolean pause(Caller caller, String sandboxId) {
+    if (visible(caller, sandboxId).isEmpty()) {
+      return false;
+    }
+    lifecycle.pause(sandboxId);
+    return true;
+  }
+
+  @Override
+  public Optional<SandboxInfo> resume(Caller caller, String sandboxId) {
+    return visible(caller, sandboxId).map(r -> lifecycle.resume(sandboxId));
+  }
+
+  @Override
+  public boolean delete(Caller caller, String sandboxId) {
+    if (visible(caller, sandboxId).isEmpty()) {
+      return false;
+    }
+    lifecycle.delete(sandboxId);
+    return true;
+  }
+
+  /**
+   * Waits for the start (or resume) under way in this control plane to end, without polling, then
+   * confirms with the backend that the agent answers. A sandbox starting elsewhere (another
+   * replica) is followed by re-reading with growing intervals.
+   */
+  @Override
+  public SandboxInfo waitUntilRunning(Caller caller, String sandboxId, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    visible(caller, sandboxId).orElseThrow(() -> SandboxLifecycle.notFound(sandboxId));
+    lifecycle.inFlight(sandboxId).ifPresent(f -> await(f, sandboxId, deadline));
+    long backoffNanos = TimeUnit.MILLISECONDS.toNanos(20);
+    while (true) {
+      SandboxInfo info = get(caller, sandboxId).orElseThrow(() -> gone(sandboxId));
+      switch (info.status()) {
+        case RUNNING -> {
+          return info;
+        }
+        case ERROR ->
+            throw new SandboxStartException(
+                StartFailures.safeMessage(info.statusDetail(), sandboxId), sandboxId);
+        case PAUSED, MISSING ->
+            throw new SandboxException(
+                "sandbox " + sandboxId + " is " + info.status() + ", not starting",
+                Optional.of(sandboxId));
+        case STARTING -> {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            throw new SandboxStartException(TOO_SLOW, sandboxId);
+          }
+          LockSupport.parkNanos(Math.min(backoffNanos, left));
+          backoffNanos = Math.min(backoffNanos * 2, TimeUnit.MILLISECONDS.toNanos(500));
+          if (Thread.interrupted()) {
+            Thread.currentThread().interrupt();
+            throw new SandboxException(
+                "interrupted while waiting for sandbox " + sandboxId, Optional.of(sandboxId));
+          }
+        }
+      }
+    }
+  }
+
+  private static void await(CompletableFuture<Void> done, String sandboxId, long deadline) {
+    try {
+      done.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new SandboxStartException(TOO_SLOW, sandboxId);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SandboxException(
+          "interrupted while waiting for sandbox " + sandboxId, Optional.of(sandboxId), e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("start tasks complete normally", e);
+    }
+  }
+
+  private static SandboxException gone(String sandboxId) {
+    return new SandboxException(
+        "sandbox " + sandboxId + " was deleted while starting", Optional.of(sandboxId));
+  }
+
+  /** A no-op until workspace archives land: nothing is required, so nothing can fail. */
+  @Override
+  public boolean archiveWorkspace(
+      Caller caller, String sandboxId, Optional<String> conversationId) {
+    return true;
+  }
+
+  private Optional<SandboxRecord> visible(Caller caller, String sandboxId) {
+    return store.find(sandboxId).filter(r -> caller.mayAccess(r.ownerUserId()));
+  }
+
+  /**
+   * Waits up to the start timeout for starts and resumes under way to end (their runtimes are then
+   * recorded, not leaked), then closes the agent admin client. Store and backend stay open.
+   */
+  @Override
+  public void close() {
+    CompletableFuture<?>[] pending = lifecycle.allInFlight().toArray(CompletableFuture[]::new);
+    try {
+      CompletableFuture.allOf(pending).get(config.startTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      LOG.warn("closing with {} sandbox start(s) still under way", pending.length);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      agents.close();
+    }
+  }
+}

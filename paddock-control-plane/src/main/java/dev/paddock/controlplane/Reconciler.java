@@ -1,0 +1,170 @@
+package dev.paddock.controlplane;
+
+import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.api.spi.RuntimeState;
+import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.store.SandboxRecord;
+import dev.paddock.store.SandboxStore;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings the store in line with the runtimes after a restart (or whenever asked): adopts live
+ * runtimes, marks vanished ones MISSING, fails starts that died with an earlier control plane, and
+ * destroys runtimes no record knows. Sandboxes being changed in this control plane right now are
+ * skipped (their permit is taken).
+ *
+ * <p>The backend is listed before the store is read: a start inserts its record before it asks the
+ * backend for a runtime, so a listed runtime without a record truly has no owner.
+ */
+final class Reconciler {
+  private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
+
+  private final SandboxStore store;
+  private final SandboxBackend backend;
+  private final ControlPlaneConfig config;
+  private final SandboxPermits permits;
+  private final SandboxRecords records;
+  private final SandboxViews views;
+
+  Reconciler(
+      SandboxStore store,
+      SandboxBackend backend,
+      ControlPlaneConfig config,
+      SandboxPermits permits,
+      SandboxRecords records,
+      SandboxViews views) {
+    this.store = store;
+    this.backend = backend;
+    this.config = config;
+    this.permits = permits;
+    this.records = records;
+    this.views = views;
+  }
+
+  ReconcileReport run() {
+    Map<String, RuntimeHandle> unclaimed = new LinkedHashMap<>();
+    for (RuntimeHandle handle : backend.list()) {
+      unclaimed.putIfAbsent(handle.sandboxId(), handle);
+    }
+    Report report = new Report();
+    for (SandboxRecord record : store.withStatus(EnumSet.allOf(SandboxStatus.class))) {
+      Optional<RuntimeHandle> listed = Optional.ofNullable(unclaimed.remove(record.id()));
+      permits
+          .tryAcquire(record.id())
+          .ifPresent(
+              permit -> {
+                try (permit) {
+                  store.find(record.id()).ifPresent(r -> reconcile(r, listed, report));
+                } catch (RuntimeException e) {
+                  LOG.warn("cannot reconcile sandbox {}; next pass retries", record.id(), e);
+                }
+              });
+    }
+    unclaimed.values().forEach(handle -> reap(handle, report));
+    return report.build();
+  }
+
+  private void reconcile(SandboxRecord record, Optional<RuntimeHandle> listed, Report report) {
+    if (record.status() == SandboxStatus.ERROR) {
+      return; // keeps its detail; delete tears down whatever runtime it has
+    }
+    Optional<RuntimeHandle> handle = record.runtime().or(() -> listed);
+    if (handle.isEmpty()) {
+      failIfAbandoned(record, report);
+      return;
+    }
+    RuntimeState state = views.inspect(handle.get(), record.status());
+    if (state.status() == SandboxStatus.MISSING && listed.isPresent()) {
+      handle = listed; // the stored handle is stale (e.g. a resume moved the runtime)
+      state = views.inspect(listed.get(), record.status());
+    }
+    if (state.status() == SandboxStatus.MISSING) {
+      markMissing(record, report);
+    } else {
+      adopt(record, handle.get(), state, report);
+    }
+  }
+
+  private void failIfAbandoned(SandboxRecord record, Report report) {
+    Instant deadline = record.createdAt().plus(config.startTimeout());
+    if (record.status() != SandboxStatus.STARTING || config.clock().instant().isBefore(deadline)) {
+      return;
+    }
+    LOG.warn("sandbox {}: its start task died with an earlier control plane", record.id());
+    records.change(
+        record.id(),
+        r ->
+            r.withSessionKeyHash(Optional.empty())
+                .withStatus(
+                    SandboxStatus.ERROR,
+                    Optional.of(StartFailures.detail(StartFailures.INTERRUPTED, record.id()))));
+    report.failedStarts.add(record.id());
+  }
+
+  private void markMissing(SandboxRecord record, Report report) {
+    if (record.status() == SandboxStatus.MISSING) {
+      return;
+    }
+    LOG.warn("sandbox {}: its runtime is gone", record.id());
+    records.change(
+        record.id(),
+        r ->
+            r.withSessionKeyHash(Optional.empty())
+                .withStatus(
+                    SandboxStatus.MISSING,
+                    Optional.of(StartFailures.detail(StartFailures.GONE, record.id()))));
+    report.missing.add(record.id());
+  }
+
+  // A key is only valid while RUNNING: any other live status revokes it in the store.
+  private void adopt(SandboxRecord record, RuntimeHandle handle, RuntimeState state, Report r) {
+    SandboxStatus live = state.status();
+    Optional<String> detail = state.failure().map(f -> StartFailures.detail(f.kind(), record.id()));
+    boolean unchanged =
+        record.status() == live
+            && record.runtime().equals(Optional.of(handle))
+            && (live == SandboxStatus.RUNNING || record.sessionKeyHash().isEmpty());
+    r.adopted.add(record.id());
+    if (unchanged) {
+      return;
+    }
+    records.change(
+        record.id(),
+        s -> {
+          SandboxRecord adopted = s.withRuntime(Optional.of(handle)).withStatus(live, detail);
+          return live == SandboxStatus.RUNNING
+              ? adopted
+              : adopted.withSessionKeyHash(Optional.empty());
+        });
+  }
+
+  private void reap(RuntimeHandle handle, Report report) {
+    try {
+      backend.destroy(handle);
+      LOG.info("reaped runtime of unknown sandbox {}", handle.sandboxId());
+      report.reaped.add(handle.sandboxId());
+    } catch (RuntimeException e) {
+      LOG.warn("cannot reap runtime of unknown sandbox {}", handle.sandboxId(), e);
+    }
+  }
+
+  private static final class Report {
+    final List<String> adopted = new ArrayList<>();
+    final List<String> missing = new ArrayList<>();
+    final List<String> failedStarts = new ArrayList<>();
+    final List<String> reaped = new ArrayList<>();
+
+    ReconcileReport build() {
+      return new ReconcileReport(adopted, missing, failedStarts, reaped);
+    }
+  }
+}

@@ -1,0 +1,86 @@
+package dev.paddock.controlplane;
+
+import dev.paddock.api.ExposedUrl;
+import dev.paddock.api.SandboxInfo;
+import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.api.spi.RuntimeState;
+import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.store.SandboxRecord;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns stored records into what callers see. A record in a steady state (RUNNING or PAUSED) with a
+ * runtime handle shows its runtime's live status, asked of the backend; every other record shows
+ * its stored status and detail (STARTING while a start or resume is under way, ERROR with its safe
+ * detail, MISSING). URLs are shown only while RUNNING; keys only in the reply that issued them.
+ */
+final class SandboxViews {
+  private static final Logger LOG = LoggerFactory.getLogger(SandboxViews.class);
+
+  private final SandboxBackend backend;
+
+  SandboxViews(SandboxBackend backend) {
+    this.backend = backend;
+  }
+
+  /** The record as callers see it now, without a key. */
+  SandboxInfo live(SandboxRecord record) {
+    boolean steady =
+        record.status() == SandboxStatus.RUNNING || record.status() == SandboxStatus.PAUSED;
+    if (!steady || record.runtime().isEmpty()) {
+      return info(record, record.status(), List.of(), record.statusDetail(), Optional.empty());
+    }
+    RuntimeState state = inspect(record.runtime().get(), record.status());
+    Optional<String> detail = state.failure().map(f -> StartFailures.detail(f.kind(), record.id()));
+    state.failure().ifPresent(f -> LOG.debug("sandbox {} is in error: {}", record.id(), f));
+    return info(record, state.status(), state.urls(), detail, Optional.empty());
+  }
+
+  /** The reply that issues {@code key}: the only place a key is ever shown. */
+  SandboxInfo issued(SandboxRecord record, List<ExposedUrl> urls, String key) {
+    return info(record, record.status(), urls, record.statusDetail(), Optional.of(key));
+  }
+
+  /** The live state of a runtime; when the backend cannot tell, the stored status without URLs. */
+  RuntimeState inspect(RuntimeHandle handle, SandboxStatus stored) {
+    try {
+      return backend.inspect(handle);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot inspect sandbox {}; showing its stored status", handle.sandboxId(), e);
+      return new RuntimeState(stored, List.of(), Optional.empty());
+    }
+  }
+
+  /** The agent-server URL of a runtime, when it is RUNNING and exposes one. */
+  Optional<String> agentUrl(RuntimeHandle handle) {
+    RuntimeState state = inspect(handle, SandboxStatus.ERROR);
+    if (state.status() != SandboxStatus.RUNNING) {
+      return Optional.empty();
+    }
+    return state.urls().stream()
+        .filter(u -> u.name().equals(ExposedUrl.AGENT_SERVER))
+        .map(ExposedUrl::url)
+        .findFirst();
+  }
+
+  private static SandboxInfo info(
+      SandboxRecord record,
+      SandboxStatus status,
+      List<ExposedUrl> urls,
+      Optional<String> detail,
+      Optional<String> key) {
+    return new SandboxInfo(
+        record.id(),
+        record.ownerUserId(),
+        record.specId(),
+        status,
+        key,
+        status == SandboxStatus.RUNNING ? urls : List.of(),
+        record.createdAt(),
+        detail);
+  }
+}

@@ -1,0 +1,39 @@
+package dev.paddock.controlplane;
+
+import dev.paddock.api.spi.RuntimeFailure;
+import java.util.Optional;
+
+/**
+ * The safe texts users see when a sandbox fails: a short message per failure class plus {@code
+ * (reference: <sandbox id>)}, under which the raw detail is in the log.
+ */
+final class StartFailures {
+  static final String INTERRUPTED =
+      "The sandbox's start was interrupted by a control-plane restart. Delete it and start again.";
+  static final String GONE = "The sandbox's runtime is gone. Delete it and start a new one.";
+  static final String DELETE_FAILED =
+      "Deleting the sandbox failed; its session key stays revoked. Delete it again.";
+  static final String KEY_NOT_TAKEN =
+      "The sandbox's agent did not accept its new session key. Delete it and start again.";
+
+  private StartFailures() {}
+
+  static String detail(RuntimeFailure.Kind kind, String sandboxId) {
+    return detail(kind.safeMessage(), sandboxId);
+  }
+
+  static String detail(String safeMessage, String sandboxId) {
+    return safeMessage + reference(sandboxId);
+  }
+
+  /** The safe message of a stored detail, without its reference suffix. */
+  static String safeMessage(Optional<String> detail, String sandboxId) {
+    String text = detail.orElse(RuntimeFailure.Kind.UNKNOWN.safeMessage());
+    String suffix = reference(sandboxId);
+    return text.endsWith(suffix) ? text.substring(0, text.length() - suffix.length()) : text;
+  }
+
+  private static String reference(String sandboxId) {
+    return " (reference: " + sandboxId + ")";
+  }
+}

@@ -1,0 +1,579 @@
+package dev.paddock.controlplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.paddock.api.Caller;
+import dev.paddock.api.CapacityExceededException;
+import dev.paddock.api.Page;
+import dev.paddock.api.PageRequest;
+import dev.paddock.api.SandboxException;
+import dev.paddock.api.SandboxInfo;
+import dev.paddock.api.SandboxSpec;
+import dev.paddock.api.SandboxSpecService;
+import dev.paddock.api.SandboxStartException;
+import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.RuntimeFailure;
+import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.api.spi.RuntimeRequest;
+import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.store.SandboxRecord;
+import dev.paddock.store.SandboxStore;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract every backend keeps, proved through {@link ControlPlaneSandboxService}: lifecycle
+ * transitions, session-key rules (checked against the real agent over a socket), owner scoping,
+ * capacity, idempotence, start failures, restart recovery, and nothing leaked.
+ *
+ * <p>A backend module subclasses this (it is published in this module's test-jar) and supplies a
+ * backend factory, a store, two specs (one that starts, one whose start fails) and a leak check.
+ * Backend instances made by one test must share the runtimes they manage, as two control planes on
+ * one host would: the restart tests start a second instance and expect it to find the first one's
+ * runtimes. Each test ends by deleting every sandbox, closing what it opened and running the leak
+ * check.
+ */
+public abstract class SandboxServiceContract {
+  protected static final Caller ALICE = Caller.user("alice");
+  protected static final Caller BOB = Caller.user("bob");
+  protected static final Caller ADMIN = Caller.admin("admin");
+  protected static final Duration READY = Duration.ofSeconds(60);
+
+  private static final String MASTER_SECRET = "contract-suite-master-secret-0123456789abcdef";
+  private static final String SESSION_HEADER = "X-Session-API-Key";
+
+  private final TickingClock clock = new TickingClock();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final List<SandboxBackend> backends = new ArrayList<>();
+  private final List<ControlPlaneSandboxService> services = new ArrayList<>();
+  private SandboxStore store;
+  private SandboxBackend backend;
+  private ControlPlaneSandboxService service;
+
+  // What a backend module supplies
+
+  /**
+   * A new instance of the backend under test. Instances made within one test manage the same
+   * runtimes (a second instance lists and adopts what the first started).
+   */
+  protected abstract SandboxBackend newBackend();
+
+  /** A new, empty store for one test. */
+  protected abstract SandboxStore newStore();
+
+  /** The same data through a store instance fit for a restarted control plane; default: reuse. */
+  protected SandboxStore reopen(SandboxStore store) {
+    return store;
+  }
+
+  /** A spec this backend starts; the default spec of every test. */
+  protected abstract SandboxSpec runnableSpec();
+
+  /** A spec whose start this backend fails (e.g. a missing binary or image). */
+  protected abstract SandboxSpec failingSpec();
+
+  /** Further specs a subclass's own tests use; none by default. */
+  protected List<SandboxSpec> extraSpecs() {
+    return List.of();
+  }
+
+  /**
+   * Fails when anything a backend made is left (runtimes, processes, directories, containers). Runs
+   * after every test, once every sandbox was deleted and services and backends were closed.
+   */
+  protected abstract void assertNothingLeaked() throws Exception;
+
+  // Fixture
+
+  @BeforeEach
+  final void openControlPlane() {
+    store = newStore();
+    backend = newBackend();
+    backends.add(backend);
+    service = service(config());
+  }
+
+  @AfterEach
+  final void closeControlPlaneAndCheckLeaks() throws Exception {
+    try {
+      deleteEverything();
+    } finally {
+      services.forEach(ControlPlaneSandboxService::close);
+      backends.forEach(SandboxBackend::close);
+      store.close();
+      http.close();
+    }
+    assertNothingLeaked();
+  }
+
+  private void deleteEverything() {
+    Optional<String> pageId = Optional.empty();
+    List<String> ids = new ArrayList<>();
+    do {
+      Page<SandboxInfo> page = service.search(ADMIN, new PageRequest(pageId, 100));
+      page.items().forEach(s -> ids.add(s.id()));
+      pageId = page.nextPageId();
+    } while (pageId.isPresent());
+    ids.forEach(id -> service.delete(ADMIN, id));
+    // A test that failed half-way may have left a runtime no record names.
+    backend.list().forEach(backend::destroy);
+  }
+
+  /** Settings every test starts from: the suite's master secret and clock, no limits. */
+  protected ControlPlaneConfig.Builder config() {
+    return ControlPlaneConfig.builder(MASTER_SECRET).clock(clock).startTimeout(READY);
+  }
+
+  /** A service with {@code config}, over this test's store and current backend; becomes current. */
+  protected final ControlPlaneSandboxService service(ControlPlaneConfig.Builder config) {
+    ControlPlaneSandboxService created =
+        ControlPlaneSandboxService.create(store, backend, specs(), config.build());
+    services.add(created);
+    service = created;
+    return created;
+  }
+
+  /** Simulates a control-plane restart: closes the service, opens a new one on a new backend. */
+  protected final ControlPlaneSandboxService restart() {
+    service.close();
+    store = reopen(store);
+    backend = newBackend();
+    backends.add(backend);
+    return service(config());
+  }
+
+  private SandboxSpecService specs() {
+    List<SandboxSpec> all = new ArrayList<>(List.of(runnableSpec(), failingSpec()));
+    all.addAll(extraSpecs());
+    return ConfiguredSpecService.of(all, ForwardedEnvironment.none());
+  }
+
+  protected final ControlPlaneSandboxService service() {
+    return service;
+  }
+
+  protected final SandboxStore store() {
+    return store;
+  }
+
+  protected final SandboxBackend backend() {
+    return backend;
+  }
+
+  /** A started sandbox as {@code waitUntilRunning} returned it, and the key its start issued. */
+  protected record Started(SandboxInfo info, String key) {
+    public String id() {
+      return info.id();
+    }
+
+    public String url() {
+      return info.agentServerUrl().orElseThrow();
+    }
+  }
+
+  protected final Started startRunning(Caller caller) {
+    return startRunning(caller, Optional.empty());
+  }
+
+  protected final Started startRunning(Caller caller, Optional<String> id) {
+    SandboxInfo started = service.start(caller, Optional.empty(), id);
+    String key = started.sessionApiKey().orElseThrow();
+    return new Started(service.waitUntilRunning(caller, started.id(), READY), key);
+  }
+
+  /**
+   * Runs {@code command} on the agent at {@code url} with {@code key}; the HTTP status, or -1 when
+   * nothing answers.
+   */
+  protected final int execute(String url, Optional<String> key, String command) {
+    return bash(url, key, command).map(HttpResponse::statusCode).orElse(-1);
+  }
+
+  protected final Optional<HttpResponse<String>> bash(
+      String url, Optional<String> key, String command) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(url + "/api/bash/execute_bash_command"))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"command\":\"" + command.replace("\"", "\\\"") + "\",\"timeout\":20}"));
+    key.ifPresent(k -> request.header(SESSION_HEADER, k));
+    try {
+      return Optional.of(http.send(request.build(), HttpResponse.BodyHandlers.ofString()));
+    } catch (IOException e) {
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+  }
+
+  private SandboxStatus statusOf(Caller caller, String id) {
+    return service.get(caller, id).orElseThrow().status();
+  }
+
+  // Lifecycle
+
+  @Test
+  void startReturnsAtOnceWithTheKeyAndBecomesRunning() {
+    SandboxInfo started = service.start(ALICE, Optional.empty(), Optional.empty());
+
+    assertThat(started.status()).isEqualTo(SandboxStatus.STARTING);
+    assertThat(started.sessionApiKey()).isPresent();
+    assertThat(started.createdByUserId()).contains("alice");
+    assertThat(started.sandboxSpecId()).isEqualTo(runnableSpec().id());
+
+    SandboxInfo running = service.waitUntilRunning(ALICE, started.id(), READY);
+    assertThat(running.status()).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(running.agentServerUrl()).isPresent();
+    assertThat(running.sessionApiKey()).isEmpty();
+  }
+
+  @Test
+  void pauseFreezesAndResumeBringsTheSameWorkspaceBack() {
+    Started sandbox = startRunning(ALICE);
+    assertThat(execute(sandbox.url(), Optional.of(sandbox.key()), "echo kept > marker.txt"))
+        .isEqualTo(200);
+
+    assertThat(service.pause(ALICE, sandbox.id())).isTrue();
+    SandboxInfo paused = service.get(ALICE, sandbox.id()).orElseThrow();
+    assertThat(paused.status()).isEqualTo(SandboxStatus.PAUSED);
+    assertThat(paused.exposedUrls()).isEmpty();
+
+    SandboxInfo resumed = service.resume(ALICE, sandbox.id()).orElseThrow();
+    assertThat(resumed.status()).isEqualTo(SandboxStatus.RUNNING);
+    HttpResponse<String> cat =
+        bash(resumed.agentServerUrl().orElseThrow(), resumed.sessionApiKey(), "cat marker.txt")
+            .orElseThrow();
+    assertThat(cat.statusCode()).isEqualTo(200);
+    assertThat(cat.body()).contains("kept");
+  }
+
+  @Test
+  void deleteRemovesTheSandboxAndItsRuntime() {
+    Started sandbox = startRunning(ALICE);
+
+    assertThat(service.delete(ALICE, sandbox.id())).isTrue();
+
+    assertThat(service.get(ALICE, sandbox.id())).isEmpty();
+    assertThat(store.find(sandbox.id())).isEmpty();
+    assertThat(backend.list()).extracting(RuntimeHandle::sandboxId).doesNotContain(sandbox.id());
+    assertThat(execute(sandbox.url(), Optional.of(sandbox.key()), "true")).isNotEqualTo(200);
+  }
+
+  // Session keys
+
+  @Test
+  void sessionKeyOpensTheAgentAndNothingElseDoes() {
+    Started sandbox = startRunning(ALICE);
+
+    assertThat(execute(sandbox.url(), Optional.of(sandbox.key()), "echo hi")).isEqualTo(200);
+    assertThat(execute(sandbox.url(), Optional.of("not-the-key"), "echo hi")).isEqualTo(401);
+    assertThat(execute(sandbox.url(), Optional.empty(), "echo hi")).isEqualTo(401);
+  }
+
+  @Test
+  void sessionKeyIsHonouredOnlyWhileRunning() {
+    Started sandbox = startRunning(ALICE);
+    assertThat(service.getBySessionKey(sandbox.key()))
+        .get()
+        .extracting(SandboxInfo::id)
+        .isEqualTo(sandbox.id());
+
+    service.pause(ALICE, sandbox.id());
+
+    assertThat(service.getBySessionKey(sandbox.key())).isEmpty();
+    assertThat(service.getBySessionKey("some-other-key")).isEmpty();
+    assertThat(service.getBySessionKey("")).isEmpty();
+  }
+
+  @Test
+  void resumeIssuesANewKeyAndTheAgentRefusesTheOldOne() {
+    Started sandbox = startRunning(ALICE);
+    service.pause(ALICE, sandbox.id());
+
+    SandboxInfo resumed = service.resume(ALICE, sandbox.id()).orElseThrow();
+    String newKey = resumed.sessionApiKey().orElseThrow();
+    String url = resumed.agentServerUrl().orElseThrow();
+
+    assertThat(newKey).isNotEqualTo(sandbox.key());
+    assertThat(execute(url, Optional.of(sandbox.key()), "true")).isEqualTo(401);
+    assertThat(execute(url, Optional.of(newKey), "true")).isEqualTo(200);
+    assertThat(service.getBySessionKey(sandbox.key())).isEmpty();
+    assertThat(service.getBySessionKey(newKey)).isPresent();
+  }
+
+  @Test
+  void keyIsShownOnceAndStoredOnlyAsItsHash() {
+    Started sandbox = startRunning(ALICE);
+
+    assertThat(sandbox.key().length()).as("256 bits, base64url").isGreaterThanOrEqualTo(43);
+    assertThat(service.get(ALICE, sandbox.id()).orElseThrow().sessionApiKey()).isEmpty();
+    assertThat(service.search(ALICE, PageRequest.first(10)).items())
+        .allSatisfy(s -> assertThat(s.sessionApiKey()).isEmpty());
+    assertThat(service.batchGet(ALICE, List.of(sandbox.id())))
+        .allSatisfy(s -> assertThat(s.orElseThrow().sessionApiKey()).isEmpty());
+    assertThat(service.getBySessionKey(sandbox.key()).orElseThrow().sessionApiKey()).isEmpty();
+
+    SandboxRecord record = store.find(sandbox.id()).orElseThrow();
+    assertThat(record.sessionKeyHash()).contains(SessionKeys.sha256Hex(sandbox.key()));
+    assertThat(record.toString()).doesNotContain(sandbox.key());
+    assertThat(record.runtime().orElseThrow().attributes().values())
+        .noneMatch(v -> v.contains(sandbox.key()));
+  }
+
+  @Test
+  void deleteRevokesTheKey() {
+    Started sandbox = startRunning(ALICE);
+
+    service.delete(ALICE, sandbox.id());
+
+    assertThat(service.getBySessionKey(sandbox.key())).isEmpty();
+    assertThat(execute(sandbox.url(), Optional.of(sandbox.key()), "true")).isNotEqualTo(200);
+  }
+
+  // Owners
+
+  @Test
+  void otherUsersNeitherSeeNorTouchASandbox() {
+    Started sandbox = startRunning(ALICE);
+
+    assertThat(service.get(BOB, sandbox.id())).isEmpty();
+    assertThat(service.batchGet(BOB, List.of(sandbox.id()))).containsExactly(Optional.empty());
+    assertThat(service.search(BOB, PageRequest.first(10)).items()).isEmpty();
+    assertThat(service.pause(BOB, sandbox.id())).isFalse();
+    assertThat(service.resume(BOB, sandbox.id())).isEmpty();
+    assertThat(service.delete(BOB, sandbox.id())).isFalse();
+    assertThatThrownBy(() -> service.waitUntilRunning(BOB, sandbox.id(), READY))
+        .isInstanceOf(SandboxException.class)
+        .hasMessageContaining("not found");
+
+    assertThat(statusOf(ALICE, sandbox.id())).isEqualTo(SandboxStatus.RUNNING);
+  }
+
+  @Test
+  void anAdminSeesAndManagesEverySandbox() {
+    Started alices = startRunning(ALICE);
+    Started bobs = startRunning(BOB);
+
+    assertThat(service.search(ADMIN, PageRequest.first(10)).items())
+        .extracting(SandboxInfo::id)
+        .containsExactlyInAnyOrder(alices.id(), bobs.id());
+    assertThat(service.search(ALICE, PageRequest.first(10)).items())
+        .extracting(SandboxInfo::id)
+        .containsExactly(alices.id());
+    assertThat(service.pause(ADMIN, bobs.id())).isTrue();
+    assertThat(statusOf(BOB, bobs.id())).isEqualTo(SandboxStatus.PAUSED);
+    assertThat(service.delete(ADMIN, alices.id())).isTrue();
+    assertThat(service.get(ALICE, alices.id())).isEmpty();
+  }
+
+  @Test
+  void searchPagesNewestFirst() {
+    for (String id : List.of("first", "second", "third")) {
+      service.start(ALICE, Optional.empty(), Optional.of(id));
+    }
+
+    Page<SandboxInfo> page1 = service.search(ALICE, PageRequest.first(2));
+    assertThat(page1.items()).extracting(SandboxInfo::id).containsExactly("third", "second");
+    Page<SandboxInfo> page2 = service.search(ALICE, new PageRequest(page1.nextPageId(), 2));
+    assertThat(page2.items()).extracting(SandboxInfo::id).containsExactly("first");
+    assertThat(page2.nextPageId()).isEmpty();
+  }
+
+  // Capacity
+
+  @Test
+  void startPastTheTotalLimitIsRefusedNamingTheLimit() {
+    service(config().maxSandboxes(1));
+    Started first = startRunning(ALICE);
+
+    assertThatThrownBy(() -> service.start(BOB, Optional.empty(), Optional.empty()))
+        .isInstanceOf(CapacityExceededException.class)
+        .hasMessageContaining("at capacity")
+        .hasMessageContaining("(max 1)");
+
+    service.pause(ALICE, first.id());
+    Started second = startRunning(BOB);
+    assertThatThrownBy(() -> service.resume(ALICE, first.id()))
+        .isInstanceOf(CapacityExceededException.class)
+        .hasMessageContaining("(max 1)");
+    assertThat(statusOf(ALICE, first.id())).isEqualTo(SandboxStatus.PAUSED);
+    assertThat(statusOf(BOB, second.id())).isEqualTo(SandboxStatus.RUNNING);
+  }
+
+  @Test
+  void startPastThePerUserLimitIsRefusedNamingTheLimit() {
+    service(config().maxSandboxesPerUser(1));
+    startRunning(ALICE);
+
+    assertThatThrownBy(() -> service.start(ALICE, Optional.empty(), Optional.empty()))
+        .isInstanceOf(CapacityExceededException.class)
+        .hasMessageContaining("at capacity: 1 running sandbox per user (max 1)");
+    assertThat(startRunning(BOB).info().status()).isEqualTo(SandboxStatus.RUNNING);
+  }
+
+  @Test
+  void pauseOldestMakesRoomInsteadOfRefusing() {
+    service(config().maxSandboxes(1).pauseOldest(true));
+    Started oldest = startRunning(ALICE);
+
+    Started newest = startRunning(BOB);
+
+    assertThat(statusOf(ALICE, oldest.id())).isEqualTo(SandboxStatus.PAUSED);
+    assertThat(service.getBySessionKey(oldest.key())).isEmpty();
+    assertThat(statusOf(BOB, newest.id())).isEqualTo(SandboxStatus.RUNNING);
+
+    service.resume(ALICE, oldest.id());
+    assertThat(statusOf(BOB, newest.id())).isEqualTo(SandboxStatus.PAUSED);
+    assertThat(statusOf(ALICE, oldest.id())).isEqualTo(SandboxStatus.RUNNING);
+  }
+
+  // Idempotence
+
+  @Test
+  void pauseResumeAndDeleteAreIdempotent() {
+    Started sandbox = startRunning(ALICE);
+
+    assertThat(service.pause(ALICE, sandbox.id())).isTrue();
+    assertThat(service.pause(ALICE, sandbox.id())).isTrue();
+    assertThat(statusOf(ALICE, sandbox.id())).isEqualTo(SandboxStatus.PAUSED);
+
+    SandboxInfo resumed = service.resume(ALICE, sandbox.id()).orElseThrow();
+    SandboxInfo again = service.resume(ALICE, sandbox.id()).orElseThrow();
+    assertThat(again.status()).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(again.sessionApiKey()).as("a key is shown only once").isEmpty();
+    assertThat(service.getBySessionKey(resumed.sessionApiKey().orElseThrow())).isPresent();
+
+    assertThat(service.delete(ALICE, sandbox.id())).isTrue();
+    assertThat(service.delete(ALICE, sandbox.id())).isFalse();
+  }
+
+  @Test
+  void unknownSandboxesAreNotFound() {
+    assertThat(service.get(ALICE, "no-such-sandbox")).isEmpty();
+    assertThat(service.pause(ALICE, "no-such-sandbox")).isFalse();
+    assertThat(service.resume(ALICE, "no-such-sandbox")).isEmpty();
+    assertThat(service.delete(ALICE, "no-such-sandbox")).isFalse();
+    assertThat(service.archiveWorkspace(ALICE, "no-such-sandbox", Optional.empty())).isTrue();
+  }
+
+  // Start failures
+
+  @Test
+  void startFailureEndsInErrorWithASafeMessageAndAReference() {
+    SandboxInfo started = service.start(ALICE, Optional.of(failingSpec().id()), Optional.empty());
+    String id = started.id();
+    List<String> safeDetails =
+        Arrays.stream(RuntimeFailure.Kind.values())
+            .map(k -> k.safeMessage() + " (reference: " + id + ")")
+            .toList();
+
+    assertThatThrownBy(() -> service.waitUntilRunning(ALICE, id, READY))
+        .isInstanceOf(SandboxStartException.class)
+        .satisfies(e -> assertThat(safeDetails).contains(e.getMessage()));
+    SandboxInfo failed = service.get(ALICE, id).orElseThrow();
+    assertThat(failed.status()).isEqualTo(SandboxStatus.ERROR);
+    assertThat(safeDetails).contains(failed.statusDetail().orElseThrow());
+    assertThat(failed.exposedUrls()).isEmpty();
+    assertThat(service.getBySessionKey(started.sessionApiKey().orElseThrow())).isEmpty();
+    assertThat(store.find(id).orElseThrow().sessionKeyHash()).isEmpty();
+
+    assertThat(service.delete(ALICE, id)).isTrue();
+  }
+
+  @Test
+  void unknownSpecsAndMalformedOrTakenIdsAreRejected() {
+    assertThatThrownBy(() -> service.start(ALICE, Optional.of("no-such-spec"), Optional.empty()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no-such-spec");
+    assertThatThrownBy(() -> service.start(ALICE, Optional.empty(), Optional.of("Bad_Id!")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("malformed");
+    service.start(ALICE, Optional.empty(), Optional.of("taken-id"));
+    assertThatThrownBy(() -> service.start(BOB, Optional.empty(), Optional.of("taken-id")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("taken");
+  }
+
+  // Restart recovery
+
+  @Test
+  void restartAdoptsLiveSandboxesAndMarksVanishedOnesMissing() {
+    Started live = startRunning(ALICE);
+    Started vanished = startRunning(ALICE);
+    backend.destroy(store.find(vanished.id()).orElseThrow().runtime().orElseThrow());
+
+    ControlPlaneSandboxService restarted = restart();
+
+    SandboxInfo adopted = restarted.get(ALICE, live.id()).orElseThrow();
+    assertThat(adopted.status()).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(restarted.getBySessionKey(live.key())).isPresent();
+    assertThat(execute(adopted.agentServerUrl().orElseThrow(), Optional.of(live.key()), "true"))
+        .isEqualTo(200);
+    SandboxInfo missing = restarted.get(ALICE, vanished.id()).orElseThrow();
+    assertThat(missing.status()).isEqualTo(SandboxStatus.MISSING);
+    assertThat(missing.statusDetail().orElseThrow()).endsWith("(reference: " + vanished.id() + ")");
+    assertThat(restarted.getBySessionKey(vanished.key())).isEmpty();
+    assertThat(store.find(vanished.id()).orElseThrow().sessionKeyHash()).isEmpty();
+
+    // The admin key is derived again, not remembered: the new control plane still rotates keys.
+    restarted.pause(ALICE, live.id());
+    SandboxInfo resumed = restarted.resume(ALICE, live.id()).orElseThrow();
+    assertThat(execute(resumed.agentServerUrl().orElseThrow(), Optional.of(live.key()), "true"))
+        .isEqualTo(401);
+  }
+
+  @Test
+  void reconcileReapsRuntimesNoSandboxKnows() {
+    String digest = SessionKeys.sha256Hex("orphan-key");
+    backend.start(
+        new RuntimeRequest("orphan-1", runnableSpec(), Map.of(), List.of(digest), digest));
+
+    ReconcileReport report = service.reconcile();
+
+    assertThat(report.reaped()).containsExactly("orphan-1");
+    assertThat(backend.list()).extracting(RuntimeHandle::sandboxId).doesNotContain("orphan-1");
+  }
+
+  @Test
+  void restartFailsStartsThatDiedWithTheOldControlPlane() {
+    Instant longAgo = clock.instant().minus(READY.multipliedBy(2));
+    store.insert(
+        new SandboxRecord(
+            "died-starting",
+            ALICE.userId(),
+            runnableSpec().id(),
+            SandboxStatus.STARTING,
+            Optional.of(SessionKeys.sha256Hex("lost-key")),
+            Optional.empty(),
+            Optional.empty(),
+            longAgo,
+            longAgo,
+            0));
+
+    ControlPlaneSandboxService restarted = restart();
+
+    SandboxInfo failed = restarted.get(ALICE, "died-starting").orElseThrow();
+    assertThat(failed.status()).isEqualTo(SandboxStatus.ERROR);
+    assertThat(failed.statusDetail())
+        .contains(StartFailures.detail(StartFailures.INTERRUPTED, "died-starting"));
+    assertThat(store.find("died-starting").orElseThrow().sessionKeyHash()).isEmpty();
+  }
+}

@@ -1,0 +1,139 @@
+package dev.paddock.controlplane.inprocess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.paddock.api.SandboxException;
+import dev.paddock.api.SandboxInfo;
+import dev.paddock.api.SandboxSpec;
+import dev.paddock.api.SandboxStartException;
+import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.controlplane.InMemorySandboxStore;
+import dev.paddock.controlplane.InProcessBackend;
+import dev.paddock.controlplane.InProcessHost;
+import dev.paddock.controlplane.SandboxServiceContract;
+import dev.paddock.store.SandboxStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract suite against the test stand-ins (real agent-servers in this JVM, an in-memory
+ * store), plus what only these stand-ins can provoke: a teardown that fails, a start held open.
+ * Lives outside the control plane's package, as every backend's subclass will.
+ */
+class InProcessContractTest extends SandboxServiceContract {
+  private final InProcessHost host = new InProcessHost();
+
+  @Override
+  protected SandboxBackend newBackend() {
+    return new InProcessBackend(host);
+  }
+
+  @Override
+  protected SandboxStore newStore() {
+    return new InMemorySandboxStore();
+  }
+
+  @Override
+  protected SandboxSpec runnableSpec() {
+    return SandboxSpec.builder("agent").build();
+  }
+
+  @Override
+  protected SandboxSpec failingSpec() {
+    return SandboxSpec.builder("broken").command(InProcessBackend.FAIL).build();
+  }
+
+  @Override
+  protected List<SandboxSpec> extraSpecs() {
+    return List.of(SandboxSpec.builder("held").command(InProcessBackend.HOLD).build());
+  }
+
+  @Override
+  protected void assertNothingLeaked() throws Exception {
+    try {
+      assertThat(host.sandboxIds()).as("runtimes left on the host").isEmpty();
+      assertThat(host.directoryEmpty()).as("runtime directories left behind").isTrue();
+      Awaitility.await("no process left behind")
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(50))
+          .untilAsserted(
+              () ->
+                  assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive))
+                      .as("processes left behind")
+                      .isEmpty());
+    } finally {
+      host.close();
+    }
+  }
+
+  @Test
+  void startFailureNeverShowsTheRawDetail() {
+    SandboxInfo started = service().start(ALICE, Optional.of("broken"), Optional.empty());
+
+    assertThatThrownBy(() -> service().waitUntilRunning(ALICE, started.id(), READY))
+        .isInstanceOf(SandboxStartException.class)
+        .hasMessage("The sandbox's agent exited while starting. (reference: " + started.id() + ")")
+        .hasMessageNotContaining("RAW-SECRET");
+    assertThat(service().get(ALICE, started.id()).orElseThrow().statusDetail().orElseThrow())
+        .doesNotContain("RAW-SECRET", "/srv/x", "code 3");
+  }
+
+  @Test
+  void failedTeardownKeepsTheRevocationAndAsksForARetry() {
+    Started sandbox = startRunning(ALICE);
+    host.failNextDestroy();
+
+    assertThatThrownBy(() -> service().delete(ALICE, sandbox.id()))
+        .isInstanceOf(SandboxException.class)
+        .hasMessageContaining("try again");
+
+    SandboxInfo failed = service().get(ALICE, sandbox.id()).orElseThrow();
+    assertThat(failed.status()).isEqualTo(SandboxStatus.ERROR);
+    assertThat(failed.statusDetail().orElseThrow()).endsWith("(reference: " + sandbox.id() + ")");
+    assertThat(service().getBySessionKey(sandbox.key())).isEmpty();
+    assertThat(store().find(sandbox.id()).orElseThrow().sessionKeyHash()).isEmpty();
+    // The agent was told before the teardown failed: the key is refused there too.
+    assertThat(execute(sandbox.url(), Optional.of(sandbox.key()), "true")).isEqualTo(401);
+
+    assertThat(service().delete(ALICE, sandbox.id())).isTrue();
+    assertThat(service().get(ALICE, sandbox.id())).isEmpty();
+  }
+
+  @Test
+  void waitUntilRunningGivesUpWithASafeMessageAndLaterSucceeds() {
+    SandboxInfo started = service().start(ALICE, Optional.of("held"), Optional.empty());
+
+    assertThatThrownBy(() -> service().waitUntilRunning(ALICE, started.id(), Duration.ofMillis(50)))
+        .isInstanceOf(SandboxStartException.class)
+        .hasMessage("The sandbox did not become ready in time. (reference: " + started.id() + ")");
+    assertThat(service().get(ALICE, started.id()).orElseThrow().status())
+        .isEqualTo(SandboxStatus.STARTING);
+
+    host.releaseHeldStarts();
+    assertThat(service().waitUntilRunning(ALICE, started.id(), READY).status())
+        .isEqualTo(SandboxStatus.RUNNING);
+  }
+
+  @Test
+  void deleteDuringStartRevokesAtOnceAndRemovesTheRuntimeWhenTheStartEnds() {
+    SandboxInfo started = service().start(ALICE, Optional.of("held"), Optional.empty());
+
+    CompletableFuture<Boolean> deleting =
+        CompletableFuture.supplyAsync(() -> service().delete(ALICE, started.id()));
+    Awaitility.await("the key is revoked before the start ends")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> store().find(started.id()).orElseThrow().sessionKeyHash().isEmpty());
+    assertThat(deleting).isNotDone();
+
+    host.releaseHeldStarts();
+    assertThat(deleting.join()).isTrue();
+    assertThat(service().get(ALICE, started.id())).isEmpty();
+    assertThat(host.sandboxIds()).isEmpty();
+  }
+}
