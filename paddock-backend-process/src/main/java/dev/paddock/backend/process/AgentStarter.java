@@ -1,0 +1,285 @@
+package dev.paddock.backend.process;
+
+import dev.paddock.api.spi.RuntimeFailure.Kind;
+import dev.paddock.api.spi.RuntimeRequest;
+import dev.paddock.api.spi.RuntimeStartException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+
+/**
+ * Starts one agent-server: creates the sandbox directory, spawns the agent on {@code 127.0.0.1}
+ * port 0 with an environment built from scratch, moves it into the sandbox's freezer before it can
+ * fork anything, hands it the key digests on standard input, and waits for its ready line, which
+ * carries the port the agent bound itself (so there is no bind-then-close race and no polling). Any
+ * failure tears down what was made and throws a classified {@link RuntimeStartException}.
+ */
+final class AgentStarter {
+  private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-fA-F]{64}");
+
+  private final ProcessSettings settings;
+  private final ProcessLauncher launcher;
+  private final ProcFs procFs;
+  private final Freezers freezers;
+  private final Teardown teardown;
+
+  AgentStarter(
+      ProcessSettings settings,
+      ProcessLauncher launcher,
+      ProcFs procFs,
+      Freezers freezers,
+      Teardown teardown) {
+    this.settings = settings;
+    this.launcher = launcher;
+    this.procFs = procFs;
+    this.freezers = freezers;
+    this.teardown = teardown;
+  }
+
+  StartedAgent start(RuntimeRequest request) {
+    SandboxLayout layout = SandboxLayout.of(settings.sandboxesDir(), request.sandboxId());
+    String secrets = secrets(request);
+    List<String> argv = argv(request, layout);
+    createDirectory(layout);
+    long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
+    Process process = spawn(argv, layout, environment(request, layout));
+    Freezer freezer;
+    Marker marker;
+    try {
+      long startTime = procFs.stat(process.pid()).map(ProcStat::startTime).orElse(-1L);
+      freezer = freezers.create(request.sandboxId(), process.pid(), startTime);
+      marker = spawned(request.sandboxId(), process.pid(), startTime, freezer);
+    } catch (RuntimeException e) {
+      process.destroyForcibly();
+      RuntimeStartException failure = StartFailures.unexpected("preparing the agent's freezer", e);
+      deleteQuietly(layout, failure);
+      throw failure;
+    }
+    try {
+      return launch(process, marker, freezer, layout, secrets, deadline);
+    } catch (RuntimeException e) {
+      RuntimeStartException failure =
+          e instanceof RuntimeStartException start
+              ? start
+              : StartFailures.unexpected("starting the agent of " + request.sandboxId(), e);
+      abort(marker, freezer, layout, process, failure);
+      throw failure;
+    }
+  }
+
+  private StartedAgent launch(
+      Process process,
+      Marker marker,
+      Freezer freezer,
+      SandboxLayout layout,
+      String secrets,
+      long deadline) {
+    attach(freezer, process);
+    AgentOutput output =
+        AgentOutput.start(
+            marker.sandboxId(), process.getInputStream(), layout.log(), settings.logMaxBytes());
+    sendSecrets(process, secrets);
+    writeMarker(marker, layout);
+    int port = awaitReady(process, output, deadline);
+    Marker ready = marker.withPort(port);
+    writeMarker(ready, layout);
+    return new StartedAgent(process, output, ready);
+  }
+
+  /** The marker of a just-spawned agent: its pid, start time and the freezer it will join. */
+  private static Marker spawned(String sandboxId, long pid, long startTime, Freezer freezer) {
+    return new Marker(
+        sandboxId, pid, startTime, 0, freezer.kind(), freezer.cgroup(), Instant.now());
+  }
+
+  /** {@code session_api_key_sha256=} and {@code admin_key_sha256=} lines for the agent's stdin. */
+  private static String secrets(RuntimeRequest request) {
+    StringBuilder lines = new StringBuilder();
+    for (String digest : request.sessionKeyDigests()) {
+      lines.append("session_api_key_sha256=").append(checkedDigest(digest)).append('\n');
+    }
+    if (!request.adminKeyDigest().isEmpty()) {
+      lines
+          .append("admin_key_sha256=")
+          .append(checkedDigest(request.adminKeyDigest()))
+          .append('\n');
+    }
+    return lines.toString();
+  }
+
+  private static String checkedDigest(String digest) {
+    if (!SHA256_HEX.matcher(digest).matches()) {
+      throw new IllegalArgumentException("a key digest must be 64 hex digits (SHA-256)");
+    }
+    return digest;
+  }
+
+  /**
+   * The spec's command, else the configured or default agent command, plus this backend's options.
+   */
+  private List<String> argv(RuntimeRequest request, SandboxLayout layout) {
+    List<String> argv =
+        new ArrayList<>(
+            request.spec().command().isEmpty()
+                ? AgentCommand.resolve(settings)
+                : request.spec().command());
+    argv.addAll(
+        List.of(
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--workspace",
+            layout.workspace().toString(),
+            "--events-dir",
+            layout.events().toString(),
+            "--secrets-stdin"));
+    return argv;
+  }
+
+  /**
+   * Built from scratch: the control plane's own environment holds its secrets. The sandbox's
+   * variables may replace PATH and LANG; the labels always win.
+   */
+  private Map<String, String> environment(RuntimeRequest request, SandboxLayout layout) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("PATH", settings.path());
+    env.put("HOME", layout.workspace().toString());
+    env.put("LANG", settings.lang());
+    env.putAll(request.env());
+    env.put("HOME", layout.workspace().toString());
+    env.put(ProcFs.LABEL, request.sandboxId());
+    env.put("PADDOCK_MANAGED", "true");
+    return env;
+  }
+
+  private static void createDirectory(SandboxLayout layout) {
+    try {
+      layout.create();
+    } catch (FileAlreadyExistsException e) {
+      // Never cleaned up here: the directory may belong to a live sandbox with this id.
+      throw StartFailures.failure(
+          Kind.UNKNOWN, "sandbox directory " + layout.root() + " already exists", e);
+    } catch (IOException e) {
+      try {
+        layout.delete();
+      } catch (IOException cleanup) {
+        e.addSuppressed(cleanup);
+      }
+      throw StartFailures.failure(Kind.UNKNOWN, "cannot create " + layout.root() + ": " + e, e);
+    }
+  }
+
+  private Process spawn(List<String> argv, SandboxLayout layout, Map<String, String> env) {
+    try {
+      return launcher.start(argv, layout.root(), env);
+    } catch (IOException e) {
+      RuntimeStartException failure = StartFailures.binaryMissing(argv.get(0), e);
+      deleteQuietly(layout, failure);
+      throw failure;
+    }
+  }
+
+  /**
+   * Moves the agent into its cgroup right after spawn: the JVM takes far longer to start than this
+   * write, so everything it forks inherits the cgroup. An agent that already exited cannot be
+   * moved; its exit is diagnosed by {@link #awaitReady}.
+   */
+  private static void attach(Freezer freezer, Process process) {
+    try {
+      freezer.attach(process.pid());
+    } catch (IOException | RuntimeException e) {
+      if (process.isAlive()) {
+        throw StartFailures.unexpected("cannot move the agent into " + freezer.cgroup(), e);
+      }
+    }
+  }
+
+  private static void sendSecrets(Process process, String secrets) {
+    try (OutputStream stdin = process.getOutputStream()) {
+      stdin.write(secrets.getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      // A broken pipe means the agent already exited: awaitReady reports how.
+      if (process.isAlive()) {
+        throw StartFailures.unexpected("cannot hand the agent its keys", e);
+      }
+    }
+  }
+
+  private static void writeMarker(Marker marker, SandboxLayout layout) {
+    try {
+      marker.write(layout.marker());
+    } catch (IOException e) {
+      throw StartFailures.unexpected("cannot write " + layout.marker(), e);
+    }
+  }
+
+  private int awaitReady(Process process, AgentOutput output, long deadline) {
+    OptionalInt port;
+    try {
+      port = output.ready().get(remaining(deadline), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw StartFailures.neverReady(settings.readyTimeout(), output.tail());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw StartFailures.unexpected("interrupted while waiting for the agent", e);
+    } catch (ExecutionException e) {
+      throw StartFailures.unexpected("reading the agent's output", e.getCause());
+    }
+    if (port.isPresent()) {
+      return port.getAsInt();
+    }
+    return exitedBeforeReady(process, output, deadline);
+  }
+
+  /** Its output ended without a ready line: it exited (or closed its output and hangs). */
+  private int exitedBeforeReady(Process process, AgentOutput output, long deadline) {
+    try {
+      if (process.waitFor(remaining(deadline), TimeUnit.NANOSECONDS)) {
+        throw StartFailures.exited(process.exitValue(), output.tail());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw StartFailures.unexpected("interrupted while waiting for the agent", e);
+    }
+    throw StartFailures.neverReady(settings.readyTimeout(), output.tail());
+  }
+
+  private static long remaining(long deadline) {
+    return Math.max(0, deadline - System.nanoTime());
+  }
+
+  private void abort(
+      Marker marker,
+      Freezer freezer,
+      SandboxLayout layout,
+      Process process,
+      RuntimeStartException failure) {
+    process.destroyForcibly();
+    try {
+      teardown.run(marker, freezer, layout, Duration.ZERO);
+    } catch (RuntimeException cleanup) {
+      failure.addSuppressed(cleanup);
+    }
+  }
+
+  private static void deleteQuietly(SandboxLayout layout, RuntimeException failure) {
+    try {
+      layout.delete();
+    } catch (IOException cleanup) {
+      failure.addSuppressed(cleanup);
+    }
+  }
+}

@@ -1,0 +1,54 @@
+package dev.paddock.backend.process;
+
+import dev.paddock.api.SandboxSpecService;
+import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.api.spi.SandboxBackendProvider;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code process} backend (also selected as {@code local}): each sandbox is an agent-server
+ * child process of the control plane in its own directory. <strong>It isolates nothing</strong>:
+ * commands run as the control plane's user and see its files and network. For development and
+ * tests.
+ *
+ * <p>Settings (all optional):
+ *
+ * <ul>
+ *   <li>{@code paddock.data-dir}: sandboxes live in {@code <dir>/sandboxes/<id>/} (default {@code
+ *       ~/.paddock})
+ *   <li>{@code paddock.home}: the repository root holding the built agent-server (default the
+ *       working directory)
+ *   <li>{@code agent.command}: the argv prefix that runs the agent, shell-style words; default this
+ *       JVM's {@code java}, {@code agent-jvm.options}, the matching AOT cache, the shaded jar
+ *   <li>{@code process.ready-timeout} (30s), {@code process.stop-grace} (5s), {@code
+ *       process.alive-timeout} (1s)
+ *   <li>{@code process.freezer}: {@code auto}, {@code cgroup-v1}, {@code cgroup-v2}, {@code
+ *       signals}
+ *   <li>{@code process.path}, {@code process.lang}: the agent's PATH and LANG
+ *   <li>{@code process.log-max-bytes}: cap of each sandbox's {@code agent.log} (1 MiB)
+ *   <li>{@code process.spec.id}, {@code process.spec.env.<NAME>}: the one spec
+ * </ul>
+ */
+public final class ProcessBackendProvider implements SandboxBackendProvider {
+  /** For {@link java.util.ServiceLoader}. */
+  public ProcessBackendProvider() {}
+
+  @Override
+  public List<String> names() {
+    return List.of("process", "local");
+  }
+
+  /**
+   * @throws IllegalArgumentException on a malformed setting, or a forced freezer this host lacks
+   */
+  @Override
+  public SandboxBackend create(Map<String, String> settings) {
+    return ProcessBackend.create(ProcessSettings.from(settings), ProcessLauncher.system());
+  }
+
+  @Override
+  public SandboxSpecService specs(Map<String, String> settings) {
+    return new ProcessSpecService(ProcessSettings.from(settings));
+  }
+}

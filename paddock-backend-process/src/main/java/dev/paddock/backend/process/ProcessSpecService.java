@@ -1,0 +1,43 @@
+package dev.paddock.backend.process;
+
+import dev.paddock.api.Page;
+import dev.paddock.api.PageRequest;
+import dev.paddock.api.SandboxSpec;
+import dev.paddock.api.SandboxSpecService;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The process backend's one spec, from settings: id {@code process.spec.id} (default {@code
+ * process-default}), an empty command (the backend's agent command), environment from {@code
+ * process.spec.env.<NAME>}, and working directory {@code "."}, meaning the sandbox's own directory
+ * (its workspace is {@code workspace/} in it). Immutable; thread-safe.
+ */
+final class ProcessSpecService implements SandboxSpecService {
+  private final SandboxSpec spec;
+
+  ProcessSpecService(ProcessSettings settings) {
+    this.spec =
+        SandboxSpec.builder(settings.specId())
+            .command(List.of())
+            .env(settings.specEnv())
+            .workingDir(".")
+            .build();
+  }
+
+  @Override
+  public Page<SandboxSpec> search(PageRequest page) {
+    // One spec: the first page holds it, any later page is empty.
+    return new Page<>(page.pageId().isEmpty() ? List.of(spec) : List.of(), Optional.empty());
+  }
+
+  @Override
+  public Optional<SandboxSpec> get(String specId) {
+    return spec.id().equals(specId) ? Optional.of(spec) : Optional.empty();
+  }
+
+  @Override
+  public SandboxSpec defaultSpec() {
+    return spec;
+  }
+}
