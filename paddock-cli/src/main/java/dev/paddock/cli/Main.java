@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
     version = "paddock 0.1.0",
     description = "Sandboxes for AI agents.",
     subcommands = {
+      ServerCommand.class,
       SandboxCommands.class,
       ExecCommand.class,
       CpCommand.class,

@@ -22,6 +22,7 @@ import java.util.Objects;
  *     sandbox id); at least 32 bytes; must stay the same across restarts so adopted agents can
  *     still be rotated. Never printed by {@link #toString()}.
  * @param clock the time source for creation times and start deadlines
+ * @param events told about starts as they succeed or fail (metrics); default none
  */
 public record ControlPlaneConfig(
     int maxSandboxes,
@@ -30,7 +31,8 @@ public record ControlPlaneConfig(
     Duration startTimeout,
     Duration agentAdminTimeout,
     String masterSecret,
-    Clock clock) {
+    Clock clock,
+    SandboxEvents events) {
   /** The fewest bytes a master secret may have. */
   public static final int MIN_SECRET_BYTES = 32;
 
@@ -46,6 +48,7 @@ public record ControlPlaneConfig(
           "the master secret must have at least " + MIN_SECRET_BYTES + " bytes");
     }
     Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(events, "events");
   }
 
   /** A builder with the defaults above and the given master secret. */
@@ -87,6 +90,7 @@ public record ControlPlaneConfig(
     private Duration startTimeout = Duration.ofSeconds(120);
     private Duration agentAdminTimeout = Duration.ofSeconds(5);
     private Clock clock = Clock.systemUTC();
+    private SandboxEvents events = SandboxEvents.NONE;
 
     private Builder(String masterSecret) {
       this.masterSecret = Objects.requireNonNull(masterSecret, "masterSecret");
@@ -122,6 +126,11 @@ public record ControlPlaneConfig(
       return this;
     }
 
+    public Builder events(SandboxEvents events) {
+      this.events = events;
+      return this;
+    }
+
     public ControlPlaneConfig build() {
       return new ControlPlaneConfig(
           maxSandboxes,
@@ -130,7 +139,8 @@ public record ControlPlaneConfig(
           startTimeout,
           agentAdminTimeout,
           masterSecret,
-          clock);
+          clock,
+          events);
     }
   }
 }

@@ -16,6 +16,7 @@ import dev.paddock.store.ConflictException;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
@@ -182,6 +183,7 @@ final class SandboxLifecycle {
       String keyHash,
       SandboxPermits.Permit permit,
       CompletableFuture<Void> done) {
+    long began = System.nanoTime();
     try (permit) {
       RuntimeRequest request =
           new RuntimeRequest(id, spec, spec.initialEnv(), List.of(keyHash), adminDigest(id));
@@ -195,14 +197,17 @@ final class SandboxLifecycle {
         recordFailure(id, new RuntimeFailure(RuntimeFailure.Kind.UNKNOWN, e.toString()), e);
         return;
       }
-      recordStarted(id, handle);
+      if (recordStarted(id, handle)) {
+        config.events().started(id, Duration.ofNanos(System.nanoTime() - began));
+      }
     } finally {
       inFlight.remove(id, done);
       done.complete(null);
     }
   }
 
-  private void recordStarted(String id, RuntimeHandle handle) {
+  /** Stores the started runtime; false when the sandbox could not be recorded as RUNNING. */
+  private boolean recordStarted(String id, RuntimeHandle handle) {
     Optional<SandboxRecord> stored;
     try {
       stored =
@@ -212,17 +217,20 @@ final class SandboxLifecycle {
     } catch (RuntimeException e) {
       destroyQuietly(handle, e);
       recordFailure(id, new RuntimeFailure(RuntimeFailure.Kind.UNKNOWN, e.toString()), e);
-      return;
+      return false;
     }
     if (stored.isEmpty()) {
       // The record went away while the runtime started (removed from the store directly):
       // nothing refers to the runtime any more, so it must not outlive this task.
       LOG.warn("sandbox {} was removed while starting; destroying its runtime", id);
       destroyQuietly(handle, null);
+      return false;
     }
+    return true;
   }
 
   private void recordFailure(String id, RuntimeFailure failure, Throwable cause) {
+    config.events().startFailed(id, failure.kind());
     LOG.warn("sandbox {} failed to start ({}): {}", id, failure.kind(), failure.rawDetail(), cause);
     try {
       records.change(
