@@ -1,0 +1,147 @@
+package dev.paddock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.backend.process.ProcessBackendProvider;
+import dev.paddock.controlplane.ConfiguredSpecService;
+import dev.paddock.controlplane.ControlPlaneConfig;
+import dev.paddock.controlplane.ControlPlaneSandboxService;
+import dev.paddock.controlplane.ForwardedEnvironment;
+import dev.paddock.server.ApiServer;
+import dev.paddock.server.Metrics;
+import dev.paddock.store.SandboxStore;
+import dev.paddock.store.SandboxStores;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * The whole control plane as {@code paddock server} wires it, in this JVM on a loopback port 0: the
+ * real process backend (agent-servers as child processes, started from this JVM's class path), the
+ * SQLite store in a temporary data dir, the REST API. After each test it stops everything and fails
+ * the test if an agent process or the data dir is left behind.
+ */
+final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
+  static final String ADMIN_KEY = "pdk_test-admin-key-0123456789abcdef0123456789";
+
+  private final UnaryOperator<ControlPlaneConfig.Builder> configure;
+  private Path dataDir;
+  private SandboxStore store;
+  private SandboxBackend backend;
+  private ControlPlaneSandboxService service;
+  private ApiServer server;
+  final HttpClient http = HttpClient.newHttpClient();
+
+  ControlPlane() {
+    this(b -> b);
+  }
+
+  ControlPlane(UnaryOperator<ControlPlaneConfig.Builder> configure) {
+    this.configure = configure;
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) throws IOException {
+    dataDir = Files.createTempDirectory("paddock-cp-test-");
+    store = SandboxStores.openEmbedded(dataDir);
+    Map<String, String> settings =
+        Map.of(
+            "paddock.data-dir", dataDir.toString(),
+            "agent.command", agentCommand(),
+            "process.stop-grace", "3s");
+    ProcessBackendProvider provider = new ProcessBackendProvider();
+    backend = provider.create(settings);
+    var specs =
+        ConfiguredSpecService.of(
+            provider.specs(settings).search(dev.paddock.api.PageRequest.first(100)).items(),
+            ForwardedEnvironment.none());
+    service =
+        ControlPlaneSandboxService.create(
+            store,
+            backend,
+            specs,
+            configure
+                .apply(ControlPlaneConfig.builder("a-test-master-secret-of-at-least-32-bytes"))
+                .build());
+    ApiServer.bootstrapAdmin(store, Optional.of(ADMIN_KEY));
+    server = ApiServer.start("127.0.0.1", 0, service, specs, store, new Metrics());
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) throws Exception {
+    try {
+      for (var sandbox :
+          service
+              .search(
+                  dev.paddock.api.Caller.admin("cleanup"), dev.paddock.api.PageRequest.first(100))
+              .items()) {
+        service.delete(dev.paddock.api.Caller.admin("cleanup"), sandbox.id());
+      }
+    } finally {
+      server.close();
+      service.close();
+      backend.close();
+      store.close();
+      http.close();
+    }
+    Awaitility.await("no agent process left behind")
+        .atMost(Duration.ofSeconds(15))
+        .untilAsserted(
+            () ->
+                assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive))
+                    .as("processes left behind")
+                    .isEmpty());
+    try (var paths = Files.walk(dataDir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+    assertThat(dataDir).doesNotExist();
+  }
+
+  String url() {
+    return "http://127.0.0.1:" + server.port();
+  }
+
+  HttpResponse<String> send(String method, String path, Optional<String> apiKey, String body)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(url() + path))
+            .timeout(Duration.ofSeconds(60))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
+    apiKey.ifPresent(k -> request.header("Authorization", "Bearer " + k));
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpResponse<String> admin(String method, String path, String body)
+      throws IOException, InterruptedException {
+    return send(method, path, Optional.of(ADMIN_KEY), body);
+  }
+
+  private static String agentCommand() {
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    return java
+        + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx64m -XX:-UsePerfData -Xshare:auto"
+        + " -cp '"
+        + System.getProperty("java.class.path")
+        + "' dev.paddock.agent.AgentServerMain";
+  }
+}
