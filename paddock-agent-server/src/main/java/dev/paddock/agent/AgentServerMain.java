@@ -16,7 +16,7 @@ import java.util.concurrent.CountDownLatch;
  *
  * <pre>
  * paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR] [--file-root DIR]...
- *               [--timeout SECONDS] [--secrets-stdin] [--no-fork-server]
+ *               [--timeout SECONDS] [--secrets-stdin] [--ready-file FILE] [--no-fork-server]
  * </pre>
  *
  * Keys come from {@code OH_SESSION_API_KEYS_0..n} or {@code SESSION_API_KEY} (OpenHands' names),
@@ -31,6 +31,7 @@ public final class AgentServerMain {
   public static void main(String[] args) throws Exception {
     AgentConfig.Builder builder = AgentConfig.builder();
     boolean secretsFromStdin = false;
+    Path readyFile = null;
     List<Path> roots = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
@@ -43,12 +44,13 @@ public final class AgentServerMain {
         case "--timeout" ->
             builder.defaultTimeout(Duration.ofSeconds(Long.parseLong(value(args, ++i, arg))));
         case "--secrets-stdin" -> secretsFromStdin = true;
+        case "--ready-file" -> readyFile = Path.of(value(args, ++i, arg));
         case "--no-fork-server" -> builder.forkServer(false);
         case "-h", "--help" -> {
           System.out.println(
               "usage: paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR]"
                   + " [--file-root DIR]... [--timeout SECONDS] [--secrets-stdin]"
-                  + " [--no-fork-server]");
+                  + " [--ready-file FILE] [--no-fork-server]");
           return;
         }
         default -> {
@@ -62,6 +64,13 @@ public final class AgentServerMain {
     }
     Secrets secrets =
         secretsFromStdin ? Secrets.read(System.in) : Secrets.fromEnvironment(System.getenv());
+    if (secretsFromStdin && secrets.sessionKeys().isEmpty() && secrets.adminKeys().isEmpty()) {
+      // Whoever started us meant to give keys and died first (or sent none): never serve an open
+      // API in that case.
+      System.err.println(
+          "paddock agent: --secrets-stdin given but no key arrived on standard input");
+      System.exit(2);
+    }
     builder.sessionKeys(secrets.sessionKeys()).adminKeys(secrets.adminKeys());
     AgentServer server = AgentServer.start(builder.build());
     CountDownLatch stopped = new CountDownLatch(1);
@@ -72,6 +81,9 @@ public final class AgentServerMain {
                   server.close();
                   stopped.countDown();
                 }));
+    if (readyFile != null) {
+      writeReadyFile(readyFile, server.port());
+    }
     System.out.println(
         "paddock agent-server listening on http://"
             + server.config().host()
@@ -82,6 +94,17 @@ public final class AgentServerMain {
             + ")");
     System.out.flush();
     stopped.await();
+  }
+
+  /** Writes the port atomically, so a supervisor that lost our stdout can still find us. */
+  private static void writeReadyFile(Path file, int port) throws IOException {
+    Path temp = file.resolveSibling(file.getFileName() + ".tmp");
+    java.nio.file.Files.writeString(temp, port + "\n");
+    java.nio.file.Files.move(
+        temp,
+        file,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 
   private static String value(String[] args, int i, String option) {

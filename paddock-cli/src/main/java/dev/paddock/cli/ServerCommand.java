@@ -33,6 +33,9 @@ import java.util.Properties;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -83,6 +86,7 @@ final class ServerCommand implements Callable<Integer> {
     int bindPort =
         port != null ? port : Integer.parseInt(settings.getOrDefault("PADDOCK_PORT", "3000"));
     ApiServer server = ApiServer.start(bindHost, bindPort, service, specs, store, metrics);
+    ScheduledExecutorService reconciler = reconcileLoop(service, settings);
     if (bootstrapKey.isPresent()) {
       Path keyFile = writeSecret(data.resolve("admin.key"), bootstrapKey.get());
       System.out.println("admin API key (shown once; saved for the CLI in " + keyFile + "):");
@@ -104,6 +108,7 @@ final class ServerCommand implements Callable<Integer> {
         .addShutdownHook(
             new Thread(
                 () -> {
+                  reconciler.shutdownNow();
                   server.close();
                   service.close();
                   backend.close();
@@ -112,6 +117,35 @@ final class ServerCommand implements Callable<Integer> {
                 }));
     stopped.await();
     return 0;
+  }
+
+  /**
+   * Reconciles every {@code PADDOCK_RECONCILE_SECONDS} (default 10): adopts runtimes that became
+   * ready after a crash cut their start short, fails starts abandoned past the start timeout,
+   * notices vanished runtimes, reaps orphans.
+   */
+  private static ScheduledExecutorService reconcileLoop(
+      ControlPlaneSandboxService service, Map<String, String> settings) {
+    int seconds = intSetting(settings, "PADDOCK_RECONCILE_SECONDS").orElse(10);
+    ScheduledExecutorService loop =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread t = new Thread(task, "paddock-reconcile");
+              t.setDaemon(true);
+              return t;
+            });
+    loop.scheduleWithFixedDelay(
+        () -> {
+          try {
+            service.reconcile();
+          } catch (RuntimeException e) {
+            System.err.println("paddock: reconcile failed (next pass retries): " + e);
+          }
+        },
+        seconds,
+        seconds,
+        TimeUnit.SECONDS);
+    return loop;
   }
 
   private Map<String, String> settings(Path data) throws IOException {
@@ -185,6 +219,8 @@ final class ServerCommand implements Callable<Integer> {
                   }
                 });
     intSetting(settings, "PADDOCK_MAX_SANDBOXES").ifPresent(config::maxSandboxes);
+    intSetting(settings, "PADDOCK_START_TIMEOUT_SECONDS")
+        .ifPresent(s -> config.startTimeout(Duration.ofSeconds(s)));
     intSetting(settings, "PADDOCK_MAX_SANDBOXES_PER_USER").ifPresent(config::maxSandboxesPerUser);
     config.pauseOldest(
         Boolean.parseBoolean(settings.getOrDefault("PADDOCK_PAUSE_OLDEST", "false")));

@@ -145,6 +145,8 @@ final class AgentStarter {
             layout.workspace().toString(),
             "--events-dir",
             layout.events().toString(),
+            "--ready-file",
+            layout.readyFile().toString(),
             "--secrets-stdin"));
     return argv;
   }

@@ -83,12 +83,26 @@ final class ProcessBackend implements SandboxBackend {
 
   @Override
   public RuntimeState inspect(RuntimeHandle handle) {
-    Marker marker = Marker.fromHandle(handle);
+    Marker marker = withKnownPort(Marker.fromHandle(handle));
     if (!procFs.isAlive(marker.pid(), marker.startTime())) {
       return exited(marker).orElseGet(RuntimeState::missing);
     }
     if (freezer(marker).frozen()) {
       return state(SandboxStatus.PAUSED, List.of());
+    }
+    if (marker.port() == 0 && !spawned.containsKey(marker.sandboxId())) {
+      // Its start was cut short with an earlier control plane before the agent said where it
+      // listens: after the ready deadline it will never be usable.
+      boolean late =
+          marker.createdAt().plus(settings.readyTimeout()).isBefore(java.time.Instant.now());
+      return late
+          ? new RuntimeState(
+              SandboxStatus.ERROR,
+              List.of(),
+              Optional.of(
+                  new RuntimeFailure(
+                      Kind.NEVER_READY, "agent pid " + marker.pid() + " never reported its port")))
+          : state(SandboxStatus.STARTING, List.of());
     }
     if (!alive.answers(marker.port())) {
       return state(SandboxStatus.STARTING, List.of());
@@ -97,6 +111,22 @@ final class ProcessBackend implements SandboxBackend {
     return state(
         SandboxStatus.RUNNING,
         List.of(new ExposedUrl(ExposedUrl.AGENT_SERVER, url, marker.port())));
+  }
+
+  /**
+   * The marker with the agent's port: a start cut short by a control-plane crash leaves port 0 in
+   * the marker, but the agent itself wrote its port to the ready file once it served.
+   */
+  private Marker withKnownPort(Marker marker) {
+    if (marker.port() != 0) {
+      return marker;
+    }
+    Path ready = SandboxLayout.of(settings.sandboxesDir(), marker.sandboxId()).readyFile();
+    try {
+      return marker.withPort(Integer.parseInt(Files.readString(ready).trim()));
+    } catch (IOException | NumberFormatException e) {
+      return marker;
+    }
   }
 
   private static RuntimeState state(SandboxStatus status, List<ExposedUrl> urls) {
@@ -173,7 +203,7 @@ final class ProcessBackend implements SandboxBackend {
         String id = sandbox.getFileName().toString();
         Marker.read(sandbox.resolve("paddock.json"), id)
             .filter(m -> procFs.isAlive(m.pid(), m.startTime()))
-            .ifPresent(m -> handles.add(m.toHandle(NAME)));
+            .ifPresent(m -> handles.add(withKnownPort(m).toHandle(NAME)));
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + dir, e);
@@ -182,7 +212,7 @@ final class ProcessBackend implements SandboxBackend {
   }
 
   private Marker live(RuntimeHandle handle, String operation) {
-    Marker marker = Marker.fromHandle(handle);
+    Marker marker = withKnownPort(Marker.fromHandle(handle));
     if (!procFs.isAlive(marker.pid(), marker.startTime())) {
       throw new SandboxException(
           "Sandbox " + marker.sandboxId() + " is not running, so it cannot be " + operation + ".",

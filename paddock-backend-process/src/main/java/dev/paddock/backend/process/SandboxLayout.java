@@ -43,6 +43,11 @@ record SandboxLayout(String sandboxId, Path root) {
     return root.resolve("events");
   }
 
+  /** Where the agent writes its port once it serves ({@code --ready-file}). */
+  Path readyFile() {
+    return root.resolve("agent.port");
+  }
+
   Path marker() {
     return root.resolve("paddock.json");
   }
