@@ -110,6 +110,11 @@ public abstract class SandboxServiceContract {
 
   @AfterEach
   final void closeControlPlaneAndCheckLeaks() throws Exception {
+    if (store == null || service == null) {
+      // Set-up did not get that far (e.g. a skipped PostgreSQL run): nothing was started.
+      http.close();
+      return;
+    }
     try {
       deleteEverything();
     } finally {
