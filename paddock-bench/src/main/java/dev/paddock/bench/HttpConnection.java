@@ -24,18 +24,27 @@ final class HttpConnection implements AutoCloseable {
   private final OutputStream out;
   private final String fixedHeaders;
 
-  private HttpConnection(Socket socket, int port, String sessionKey) throws IOException {
+  private HttpConnection(Socket socket, int port, String authHeader) throws IOException {
     this.socket = socket;
     this.in = new BufferedInputStream(socket.getInputStream(), 64 << 10);
     this.out = socket.getOutputStream();
-    this.fixedHeaders = "Host: 127.0.0.1:" + port + "\r\nX-Session-API-Key: " + sessionKey + "\r\n";
+    this.fixedHeaders = "Host: 127.0.0.1:" + port + "\r\n" + authHeader + "\r\n";
   }
 
-  /** Connects to {@code 127.0.0.1:port}, sending {@code sessionKey} with every request. */
+  /**
+   * Connects to an agent on {@code 127.0.0.1:port}, sending {@code sessionKey} with every request.
+   */
   static HttpConnection open(int port, String sessionKey) throws IOException {
+    return open(port, "X-Session-API-Key", sessionKey);
+  }
+
+  /**
+   * Connects to {@code 127.0.0.1:port}, sending the header {@code name: value} with every request.
+   */
+  static HttpConnection open(int port, String name, String value) throws IOException {
     Socket socket = new Socket(InetAddress.getLoopbackAddress(), port);
     socket.setTcpNoDelay(true);
-    return new HttpConnection(socket, port, sessionKey);
+    return new HttpConnection(socket, port, name + ": " + value);
   }
 
   /** A reply read in full. */
@@ -47,6 +56,11 @@ final class HttpConnection implements AutoCloseable {
 
   Reply get(String path) throws IOException {
     send("GET", path, null);
+    return readFully();
+  }
+
+  Reply delete(String path) throws IOException {
+    send("DELETE", path, null);
     return readFully();
   }
 

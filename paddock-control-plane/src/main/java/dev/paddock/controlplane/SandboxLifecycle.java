@@ -400,6 +400,7 @@ final class SandboxLifecycle {
       }
       current.get().runtime().ifPresent(handle -> tearDown(id, handle));
       store.delete(id);
+      views.forget(id);
     }
   }
 

@@ -8,7 +8,9 @@ import dev.paddock.api.spi.RuntimeState;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.store.SandboxRecord;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +23,18 @@ import org.slf4j.LoggerFactory;
 final class SandboxViews {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxViews.class);
 
+  /**
+   * How long a shown live status may be reused. Listing 50 running sandboxes would otherwise probe
+   * 50 agents per request; a status at most this old is still an observation of the runtime, and
+   * any change made through this control plane bumps the record's version, which misses the cache.
+   */
+  static final long DISPLAY_TTL_NANOS = 1_000_000_000L;
+
   private final SandboxBackend backend;
+  private final Map<String, Observed> observed = new ConcurrentHashMap<>();
+
+  /** A live state seen for one version of a record, and when. */
+  private record Observed(long version, RuntimeState state, long atNanos) {}
 
   SandboxViews(SandboxBackend backend) {
     this.backend = backend;
@@ -34,10 +47,31 @@ final class SandboxViews {
     if (!steady || record.runtime().isEmpty()) {
       return info(record, record.status(), List.of(), record.statusDetail(), Optional.empty());
     }
-    RuntimeState state = inspect(record.runtime().get(), record.status());
+    RuntimeState state = displayed(record);
     Optional<String> detail = state.failure().map(f -> StartFailures.detail(f.kind(), record.id()));
     state.failure().ifPresent(f -> LOG.debug("sandbox {} is in error: {}", record.id(), f));
     return info(record, state.status(), state.urls(), detail, Optional.empty());
+  }
+
+  private RuntimeState displayed(SandboxRecord record) {
+    long now = System.nanoTime();
+    Observed seen = observed.get(record.id());
+    if (seen != null
+        && seen.version() == record.version()
+        && now - seen.atNanos() < DISPLAY_TTL_NANOS) {
+      return seen.state();
+    }
+    RuntimeState state = inspect(record.runtime().get(), record.status());
+    observed.put(record.id(), new Observed(record.version(), state, now));
+    if (observed.size() > 100_000) {
+      observed.clear(); // bounded: deleted sandboxes' entries go eventually
+    }
+    return state;
+  }
+
+  /** Forgets what was seen of a sandbox (it was deleted). */
+  void forget(String sandboxId) {
+    observed.remove(sandboxId);
   }
 
   /** The reply that issues {@code key}: the only place a key is ever shown. */
