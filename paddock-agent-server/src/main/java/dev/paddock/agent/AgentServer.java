@@ -55,6 +55,7 @@ public final class AgentServer implements AutoCloseable {
 
   /** Binds, registers routes, and serves; {@code /ready} answers 200 once this returns. */
   public static AgentServer start(AgentConfig config) {
+    dev.paddock.http.Router.disableNagle();
     HttpServer http;
     try {
       http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 256);

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,17 +25,20 @@ final class SandboxViews {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxViews.class);
 
   /**
-   * How long a shown live status may be reused. Listing 50 running sandboxes would otherwise probe
-   * 50 agents per request; a status at most this old is still an observation of the runtime, and
-   * any change made through this control plane bumps the record's version, which misses the cache.
+   * How long a shown live status counts as fresh. Listing 50 running sandboxes would otherwise
+   * probe 50 agents per request. An older observation of the same record version is still shown
+   * while one background probe refreshes it (stale-while-revalidate), so listings never wait on
+   * probes once a sandbox has been seen; any change made through this control plane bumps the
+   * record's version, which is never served from here.
    */
   static final long DISPLAY_TTL_NANOS = 1_000_000_000L;
 
   private final SandboxBackend backend;
   private final Map<String, Observed> observed = new ConcurrentHashMap<>();
 
-  /** A live state seen for one version of a record, and when. */
-  private record Observed(long version, RuntimeState state, long atNanos) {}
+  /** A live state seen for one version of a record, and when; one refresh at a time. */
+  private record Observed(
+      long version, RuntimeState state, long atNanos, AtomicBoolean refreshing) {}
 
   SandboxViews(SandboxBackend backend) {
     this.backend = backend;
@@ -54,17 +58,23 @@ final class SandboxViews {
   }
 
   private RuntimeState displayed(SandboxRecord record) {
-    long now = System.nanoTime();
     Observed seen = observed.get(record.id());
-    if (seen != null
-        && seen.version() == record.version()
-        && now - seen.atNanos() < DISPLAY_TTL_NANOS) {
+    if (seen != null && seen.version() == record.version()) {
+      if (System.nanoTime() - seen.atNanos() >= DISPLAY_TTL_NANOS
+          && seen.refreshing().compareAndSet(false, true)) {
+        Thread.ofVirtual().name("paddock-status-" + record.id()).start(() -> observe(record));
+      }
       return seen.state();
     }
+    return observe(record);
+  }
+
+  private RuntimeState observe(SandboxRecord record) {
     RuntimeState state = inspect(record.runtime().get(), record.status());
-    observed.put(record.id(), new Observed(record.version(), state, now));
+    observed.put(
+        record.id(), new Observed(record.version(), state, System.nanoTime(), new AtomicBoolean()));
     if (observed.size() > 100_000) {
-      observed.clear(); // bounded: deleted sandboxes' entries go eventually
+      observed.clear(); // bounded: entries of sandboxes deleted elsewhere go eventually
     }
     return state;
   }

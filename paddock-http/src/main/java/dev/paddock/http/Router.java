@@ -46,6 +46,15 @@ public final class Router implements HttpHandler {
     this.onActivity = onActivity;
   }
 
+  /**
+   * Turns on TCP_NODELAY for the JDK HTTP server's connections; call before creating a server.
+   * Without it a keep-alive reply written in more than one segment waits for the client's delayed
+   * ACK: about 40 ms per request (measured: listing 25 sandboxes took 44 ms, 1.3 ms with it).
+   */
+  public static void disableNagle() {
+    System.setProperty("sun.net.httpserver.nodelay", "true");
+  }
+
   public Router add(String method, String template, Route route) {
     entries.add(new Entry(method, split(template), route));
     return this;

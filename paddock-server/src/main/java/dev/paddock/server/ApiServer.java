@@ -40,6 +40,7 @@ public final class ApiServer implements AutoCloseable {
       SandboxSpecService specs,
       SandboxStore store,
       Metrics metrics) {
+    dev.paddock.http.Router.disableNagle();
     HttpServer http;
     try {
       http = HttpServer.create(new InetSocketAddress(host, port), 512);
