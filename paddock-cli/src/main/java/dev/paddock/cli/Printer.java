@@ -31,6 +31,15 @@ final class Printer {
     return m;
   }
 
+  /** One sandbox: JSON with {@code --json}, else the readable details. */
+  static void show(Connection connection, SandboxInfo info) {
+    if (connection.json) {
+      printJson(System.out, json(info));
+    } else {
+      details(System.out, info);
+    }
+  }
+
   static void printJson(PrintStream out, Object value) {
     try {
       out.println(

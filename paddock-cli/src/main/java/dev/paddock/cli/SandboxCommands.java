@@ -56,11 +56,7 @@ final class SandboxCommands {
           connection
               .client()
               .create(Optional.ofNullable(spec), !noWait, Duration.ofSeconds(timeout));
-      if (connection.json) {
-        Printer.printJson(System.out, Printer.json(info));
-      } else {
-        Printer.details(System.out, info);
-      }
+      Printer.show(connection, info);
       return 0;
     }
   }
@@ -105,11 +101,7 @@ final class SandboxCommands {
               .client()
               .get(id)
               .orElseThrow(() -> new PaddockClientException(404, "no sandbox " + id));
-      if (connection.json) {
-        Printer.printJson(System.out, Printer.json(info));
-      } else {
-        Printer.details(System.out, info);
-      }
+      Printer.show(connection, info);
       return 0;
     }
   }
@@ -145,11 +137,7 @@ final class SandboxCommands {
     @Override
     public Integer call() {
       SandboxInfo info = connection.client().resume(id);
-      if (connection.json) {
-        Printer.printJson(System.out, Printer.json(info));
-      } else {
-        Printer.details(System.out, info);
-      }
+      Printer.show(connection, info);
       return 0;
     }
   }

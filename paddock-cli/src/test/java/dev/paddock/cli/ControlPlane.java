@@ -61,7 +61,7 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     Map<String, String> settings =
         Map.of(
             "paddock.data-dir", dataDir.toString(),
-            "agent.command", agentCommand(),
+            "agent.command", ProcessBackendProvider.classPathAgentCommand(),
             "process.stop-grace", "3s");
     ProcessBackendProvider provider = new ProcessBackendProvider();
     backend = provider.create(settings);
@@ -134,14 +134,5 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
   HttpResponse<String> admin(String method, String path, String body)
       throws IOException, InterruptedException {
     return send(method, path, Optional.of(ADMIN_KEY), body);
-  }
-
-  private static String agentCommand() {
-    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    return java
-        + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx64m -XX:-UsePerfData -Xshare:auto"
-        + " -cp '"
-        + System.getProperty("java.class.path")
-        + "' dev.paddock.agent.AgentServerMain";
   }
 }

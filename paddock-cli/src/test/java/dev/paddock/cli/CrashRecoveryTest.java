@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.paddock.api.PageRequest;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.backend.process.ProcessBackendProvider;
 import dev.paddock.client.PaddockClient;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -128,7 +129,7 @@ class CrashRecoveryTest {
             dataDir.toString()));
     ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
     builder.environment().put("PADDOCK_ADMIN_KEY", ADMIN_KEY);
-    builder.environment().put("agent.command", agentCommand());
+    builder.environment().put("agent.command", ProcessBackendProvider.classPathAgentCommand());
     builder.environment().put("process.stop-grace", "3s");
     builder.environment().put("process.ready-timeout", "10s");
     builder.environment().put("PADDOCK_RECONCILE_SECONDS", "1");
@@ -147,15 +148,6 @@ class CrashRecoveryTest {
       }
     }
     throw new IllegalStateException("paddock server exited with " + server.exitValue());
-  }
-
-  private static String agentCommand() {
-    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    return java
-        + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx64m -XX:-UsePerfData -Xshare:auto"
-        + " -cp '"
-        + System.getProperty("java.class.path")
-        + "' dev.paddock.agent.AgentServerMain";
   }
 
   /** Pids of live processes labelled by a sandbox of this test's data dir. */

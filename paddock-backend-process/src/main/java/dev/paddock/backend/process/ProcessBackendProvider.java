@@ -34,6 +34,18 @@ public final class ProcessBackendProvider implements SandboxBackendProvider {
   /** For {@link java.util.ServiceLoader}. */
   public ProcessBackendProvider() {}
 
+  /**
+   * An {@code agent.command} setting that runs the agent-server from this JVM's own class path with
+   * the agent's start-up options: for embedding Paddock, and for tests, which need no shaded jar.
+   */
+  public static String classPathAgentCommand() {
+    return java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+        + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx64m -XX:-UsePerfData -Xshare:auto"
+        + " -cp '"
+        + System.getProperty("java.class.path")
+        + "' dev.paddock.agent.AgentServerMain";
+  }
+
   @Override
   public List<String> names() {
     return List.of("process", "local");

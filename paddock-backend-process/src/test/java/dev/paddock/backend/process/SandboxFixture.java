@@ -53,21 +53,11 @@ final class SandboxFixture implements BeforeEachCallback, AfterEachCallback {
     dataDir = Files.createTempDirectory("paddock-process-test-");
   }
 
-  /** The agent-server from this JVM's class path, with the agent's start-up options. */
-  static String testAgentCommand() {
-    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    return java
-        + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx64m -XX:-UsePerfData -Xshare:auto"
-        + " -cp '"
-        + System.getProperty("java.class.path")
-        + "' dev.paddock.agent.AgentServerMain";
-  }
-
   /** Settings for a backend on this test's data directory, with {@code overrides} applied. */
   Map<String, String> settings(Map<String, String> overrides) {
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("paddock.data-dir", dataDir.toString());
-    settings.put("agent.command", testAgentCommand());
+    settings.put("agent.command", ProcessBackendProvider.classPathAgentCommand());
     settings.put("process.stop-grace", "3s");
     settings.putAll(overrides);
     return settings;

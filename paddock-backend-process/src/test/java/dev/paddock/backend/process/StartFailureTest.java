@@ -88,7 +88,7 @@ class StartFailureTest {
       // A real agent whose last --port wins over the backend's "--port 0".
       String command =
           "bash -c 'exec "
-              + SandboxFixture.testAgentCommand().replace("'", "")
+              + ProcessBackendProvider.classPathAgentCommand().replace("'", "")
               + " \"$@\" --port "
               + taken.getLocalPort()
               + "' agent";

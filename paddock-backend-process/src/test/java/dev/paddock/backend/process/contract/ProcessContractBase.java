@@ -44,7 +44,7 @@ abstract class ProcessContractBase extends SandboxServiceContract {
         .create(
             Map.of(
                 "paddock.data-dir", dataDir.toString(),
-                "agent.command", agentCommand(),
+                "agent.command", ProcessBackendProvider.classPathAgentCommand(),
                 "process.stop-grace", "3s"));
   }
 
@@ -89,16 +89,6 @@ abstract class ProcessContractBase extends SandboxServiceContract {
       }
       deleteTree(dataDir);
     }
-  }
-
-  /** The agent-server from this JVM's class path, with the agent's start-up options. */
-  private static String agentCommand() {
-    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    return java
-        + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx64m -XX:-UsePerfData -Xshare:auto"
-        + " -cp '"
-        + System.getProperty("java.class.path")
-        + "' dev.paddock.agent.AgentServerMain";
   }
 
   private static void deleteTree(Path dir) throws IOException {
