@@ -212,11 +212,27 @@ final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
     }
   }
 
+  /**
+   * Closes the command's stdin. Idempotent, and a command that already ended (it read what it
+   * needed and exited between the last write and this call) counts as closed, not as an error.
+   */
   @Override
   public void closeStdin() throws IOException {
+    if (finished.get()) {
+      return;
+    }
     Socket socket = stdinSocket();
     synchronized (socket) {
-      socket.shutdownOutput();
+      if (socket.isClosed() || socket.isOutputShutdown()) {
+        return;
+      }
+      try {
+        socket.shutdownOutput();
+      } catch (IOException e) {
+        if (!socket.isClosed() && !finished.get()) {
+          throw e;
+        }
+      }
     }
   }
 
