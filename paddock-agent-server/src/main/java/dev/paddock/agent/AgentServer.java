@@ -33,6 +33,9 @@ public final class AgentServer implements AutoCloseable {
   /** Header carrying the admin secret on the admin routes. */
   public static final String ADMIN_KEY_HEADER = "X-Paddock-Admin-Key";
 
+  /** The one {@code /api} route the admin key also opens (see {@link #isArchiveRead}). */
+  public static final String ARCHIVE_ROUTE = "/api/file/archive";
+
   private static final System.Logger LOG = System.getLogger("paddock.agent");
 
   private final AgentConfig config;
@@ -114,7 +117,20 @@ public final class AgentServer implements AutoCloseable {
     if (open) {
       return true;
     }
-    return config.sessionKeys().accepts(exchange.getRequestHeaders().getFirst(SESSION_KEY_HEADER));
+    var headers = exchange.getRequestHeaders();
+    return config.sessionKeys().accepts(headers.getFirst(SESSION_KEY_HEADER))
+        || (isArchiveRead(exchange)
+            && config.adminKeys().accepts(headers.getFirst(ADMIN_KEY_HEADER)));
+  }
+
+  /**
+   * The admin key also reads workspace archives, so the control plane can archive a sandbox before
+   * deleting it without holding (or rotating in) a session key. It grants nothing new: whoever has
+   * the admin key can already replace the session keys with one of its own.
+   */
+  private static boolean isArchiveRead(HttpExchange exchange) {
+    return exchange.getRequestMethod().equals("GET")
+        && exchange.getRequestURI().getPath().equals(ARCHIVE_ROUTE);
   }
 
   private void readiness(Call call) throws IOException {

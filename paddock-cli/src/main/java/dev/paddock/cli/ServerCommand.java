@@ -7,6 +7,8 @@ import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.api.spi.SandboxBackendProvider;
+import dev.paddock.controlplane.ArchiveSettings;
+import dev.paddock.controlplane.ArchiveStores;
 import dev.paddock.controlplane.ConfiguredSpecService;
 import dev.paddock.controlplane.ControlPlaneConfig;
 import dev.paddock.controlplane.ControlPlaneSandboxService;
@@ -85,7 +87,8 @@ final class ServerCommand implements Callable<Integer> {
     String bindHost = host != null ? host : settings.getOrDefault("PADDOCK_HOST", "127.0.0.1");
     int bindPort =
         port != null ? port : Integer.parseInt(settings.getOrDefault("PADDOCK_PORT", "3000"));
-    ApiServer server = ApiServer.start(bindHost, bindPort, service, specs, store, metrics);
+    ApiServer server =
+        ApiServer.start(bindHost, bindPort, service, specs, store, metrics, service.archives());
     ScheduledExecutorService reconciler = reconcileLoop(service, settings);
     if (bootstrapKey.isPresent()) {
       Path keyFile = writeSecret(data.resolve("admin.key"), bootstrapKey.get());
@@ -224,7 +227,31 @@ final class ServerCommand implements Callable<Integer> {
     intSetting(settings, "PADDOCK_MAX_SANDBOXES_PER_USER").ifPresent(config::maxSandboxesPerUser);
     config.pauseOldest(
         Boolean.parseBoolean(settings.getOrDefault("PADDOCK_PAUSE_OLDEST", "false")));
+    config.archives(archiveSettings(settings));
+    config.archiveStore(
+        ArchiveStores.directory(
+            Path.of(
+                settings.getOrDefault(
+                    "PADDOCK_ARCHIVE_DIR", data.resolve("archives").toString()))));
     return config.build();
+  }
+
+  /** {@code RUNTIME_FILE_ARCHIVE_*}, as OpenHands names them; see docs/API.md. */
+  private static ArchiveSettings archiveSettings(Map<String, String> settings) {
+    ArchiveSettings defaults = ArchiveSettings.disabled();
+    return new ArchiveSettings(
+        flag(settings, "RUNTIME_FILE_ARCHIVE_ENABLED"),
+        flag(settings, "RUNTIME_FILE_ARCHIVE_REQUIRED"),
+        settings.getOrDefault("RUNTIME_FILE_ARCHIVE_FORMAT", defaults.format()).trim(),
+        intSetting(settings, "RUNTIME_FILE_ARCHIVE_TIMEOUT")
+            .map(Duration::ofSeconds)
+            .orElse(defaults.timeout()),
+        settings.getOrDefault("RUNTIME_FILE_ARCHIVE_PREFIX", defaults.prefix()).trim());
+  }
+
+  private static boolean flag(Map<String, String> settings, String name) {
+    String value = settings.getOrDefault(name, "false").trim();
+    return value.equalsIgnoreCase("true") || value.equals("1");
   }
 
   private static Optional<Integer> intSetting(Map<String, String> settings, String name) {

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.backend.process.ProcessBackendProvider;
+import dev.paddock.controlplane.ArchiveSettings;
+import dev.paddock.controlplane.ArchiveStores;
 import dev.paddock.controlplane.ConfiguredSpecService;
 import dev.paddock.controlplane.ControlPlaneConfig;
 import dev.paddock.controlplane.ControlPlaneSandboxService;
@@ -54,6 +56,11 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     this.configure = configure;
   }
 
+  /** Archives on with {@code settings}, kept in {@code archives/} of the data dir. */
+  static ControlPlane archiving(ArchiveSettings settings) {
+    return new ControlPlane(b -> b.archives(settings));
+  }
+
   @Override
   public void beforeEach(ExtensionContext context) throws IOException {
     dataDir = Files.createTempDirectory("paddock-cp-test-");
@@ -75,10 +82,13 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
             backend,
             specs,
             configure
-                .apply(ControlPlaneConfig.builder("a-test-master-secret-of-at-least-32-bytes"))
+                .apply(
+                    ControlPlaneConfig.builder("a-test-master-secret-of-at-least-32-bytes")
+                        .archiveStore(ArchiveStores.directory(dataDir.resolve("archives"))))
                 .build());
     ApiServer.bootstrapAdmin(store, Optional.of(ADMIN_KEY));
-    server = ApiServer.start("127.0.0.1", 0, service, specs, store, new Metrics());
+    server =
+        ApiServer.start("127.0.0.1", 0, service, specs, store, new Metrics(), service.archives());
   }
 
   @Override
@@ -89,7 +99,14 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
               .search(
                   dev.paddock.api.Caller.admin("cleanup"), dev.paddock.api.PageRequest.first(100))
               .items()) {
-        service.delete(dev.paddock.api.Caller.admin("cleanup"), sandbox.id());
+        try {
+          service.delete(dev.paddock.api.Caller.admin("cleanup"), sandbox.id());
+        } catch (dev.paddock.api.SandboxException e) {
+          // A required archive that cannot be taken blocks the delete: drop the record and let
+          // reconciling destroy the runtime nothing refers to any more.
+          store.delete(sandbox.id());
+          service.reconcile();
+        }
       }
     } finally {
       server.close();
@@ -111,6 +128,10 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
       }
     }
     assertThat(dataDir).doesNotExist();
+  }
+
+  Path dataDir() {
+    return dataDir;
   }
 
   String url() {

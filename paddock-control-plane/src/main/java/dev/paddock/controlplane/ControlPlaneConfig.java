@@ -1,9 +1,11 @@
 package dev.paddock.controlplane;
 
+import dev.paddock.api.ArchiveStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Immutable settings of the control plane. Build with {@link #builder(String)}; every field but the
@@ -23,6 +25,8 @@ import java.util.Objects;
  *     still be rotated. Never printed by {@link #toString()}.
  * @param clock the time source for creation times and start deadlines
  * @param events told about starts as they succeed or fail (metrics); default none
+ * @param archives whether and how workspaces are archived before delete (default off)
+ * @param archiveStore where archives go and are read back from; required when archiving is on
  */
 public record ControlPlaneConfig(
     int maxSandboxes,
@@ -32,7 +36,9 @@ public record ControlPlaneConfig(
     Duration agentAdminTimeout,
     String masterSecret,
     Clock clock,
-    SandboxEvents events) {
+    SandboxEvents events,
+    ArchiveSettings archives,
+    Optional<ArchiveStore> archiveStore) {
   /** The fewest bytes a master secret may have. */
   public static final int MIN_SECRET_BYTES = 32;
 
@@ -49,6 +55,11 @@ public record ControlPlaneConfig(
     }
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(events, "events");
+    Objects.requireNonNull(archives, "archives");
+    Objects.requireNonNull(archiveStore, "archiveStore");
+    if (archives.enabled() && archiveStore.isEmpty()) {
+      throw new IllegalArgumentException("archiving is enabled but no archive store is set");
+    }
   }
 
   /** A builder with the defaults above and the given master secret. */
@@ -78,6 +89,8 @@ public record ControlPlaneConfig(
         + agentAdminTimeout
         + ", masterSecret=(hidden), clock="
         + clock
+        + ", archives="
+        + archives
         + "]";
   }
 
@@ -91,6 +104,8 @@ public record ControlPlaneConfig(
     private Duration agentAdminTimeout = Duration.ofSeconds(5);
     private Clock clock = Clock.systemUTC();
     private SandboxEvents events = SandboxEvents.NONE;
+    private ArchiveSettings archives = ArchiveSettings.disabled();
+    private Optional<ArchiveStore> archiveStore = Optional.empty();
 
     private Builder(String masterSecret) {
       this.masterSecret = Objects.requireNonNull(masterSecret, "masterSecret");
@@ -131,6 +146,16 @@ public record ControlPlaneConfig(
       return this;
     }
 
+    public Builder archives(ArchiveSettings archives) {
+      this.archives = archives;
+      return this;
+    }
+
+    public Builder archiveStore(ArchiveStore store) {
+      this.archiveStore = Optional.of(store);
+      return this;
+    }
+
     public ControlPlaneConfig build() {
       return new ControlPlaneConfig(
           maxSandboxes,
@@ -140,7 +165,9 @@ public record ControlPlaneConfig(
           agentAdminTimeout,
           masterSecret,
           clock,
-          events);
+          events,
+          archives,
+          archiveStore);
     }
   }
 }

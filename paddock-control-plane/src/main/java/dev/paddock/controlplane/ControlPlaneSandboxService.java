@@ -9,6 +9,7 @@ import dev.paddock.api.SandboxService;
 import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.SandboxStartException;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.WorkspaceArchives;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
@@ -46,6 +47,8 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
   private final SandboxLifecycle lifecycle;
   private final SandboxViews views;
   private final Reconciler reconciler;
+  private final Optional<WorkspaceArchiver> archiver;
+  private final StoredArchives archives;
 
   private ControlPlaneSandboxService(
       SandboxStore store,
@@ -56,7 +59,17 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
     this.config = config;
     this.agents = new AgentAdminClient(config.agentAdminTimeout());
     SandboxPermits permits = new SandboxPermits();
-    this.lifecycle = new SandboxLifecycle(store, backend, specs, config, agents, permits);
+    this.archiver =
+        config.archives().enabled()
+            ? Optional.of(
+                new WorkspaceArchiver(
+                    config.archives(),
+                    config.archiveStore().orElseThrow(),
+                    config.clock(),
+                    config.agentAdminTimeout()))
+            : Optional.empty();
+    this.archives = new StoredArchives(config.archiveStore(), config.archives().prefix());
+    this.lifecycle = new SandboxLifecycle(store, backend, specs, config, agents, permits, archiver);
     this.views = lifecycle.views();
     this.reconciler =
         new Reconciler(store, backend, config, permits, lifecycle.records(), lifecycle.views());
@@ -214,11 +227,22 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
         "sandbox " + sandboxId + " was deleted while starting", Optional.of(sandboxId));
   }
 
-  /** A no-op until workspace archives land: nothing is required, so nothing can fail. */
+  /**
+   * Archives the workspace of a RUNNING sandbox the caller may see into the archive store, as a
+   * delete does first; true when archiving is off or the sandbox is not visible.
+   */
   @Override
   public boolean archiveWorkspace(
       Caller caller, String sandboxId, Optional<String> conversationId) {
-    return true;
+    if (visible(caller, sandboxId).isEmpty()) {
+      return true;
+    }
+    return lifecycle.archive(sandboxId, conversationId);
+  }
+
+  /** The stored archives, owner-scoped, also of deleted sandboxes. */
+  public WorkspaceArchives archives() {
+    return archives;
   }
 
   private Optional<SandboxRecord> visible(Caller caller, String sandboxId) {
@@ -240,6 +264,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
       Thread.currentThread().interrupt();
     } finally {
       agents.close();
+      archiver.ifPresent(WorkspaceArchiver::close);
     }
   }
 }

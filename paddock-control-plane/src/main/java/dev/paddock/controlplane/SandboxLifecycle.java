@@ -49,6 +49,7 @@ final class SandboxLifecycle {
   private final SandboxRecords records;
   private final SandboxViews views;
   private final Capacity capacity;
+  private final Optional<WorkspaceArchiver> archiver;
   private final SecureRandom random = new SecureRandom();
 
   /** Starts and resumes under way in this control plane, completed when they end either way. */
@@ -60,7 +61,8 @@ final class SandboxLifecycle {
       SandboxSpecService specs,
       ControlPlaneConfig config,
       AgentAdminClient agents,
-      SandboxPermits permits) {
+      SandboxPermits permits,
+      Optional<WorkspaceArchiver> archiver) {
     this.store = store;
     this.backend = backend;
     this.specs = specs;
@@ -71,6 +73,7 @@ final class SandboxLifecycle {
     this.records = new SandboxRecords(store);
     this.views = new SandboxViews(backend);
     this.capacity = new Capacity(store, config, this::pauseVictim);
+    this.archiver = archiver;
   }
 
   SandboxViews views() {
@@ -388,19 +391,116 @@ final class SandboxLifecycle {
 
   // Delete
 
-  /** Revokes the key (committed first), then tears down the runtime and removes the record. */
+  /**
+   * Revokes the key (committed first), then tears down the runtime and removes the record. With
+   * archiving on, the workspace is archived first, under the permit and with the key still valid,
+   * so a required archive that fails leaves the sandbox exactly as it was.
+   */
   void delete(String id) {
+    if (archiver.isPresent()) {
+      deleteArchived(id);
+      return;
+    }
     if (records.change(id, r -> r.withSessionKeyHash(none())).isEmpty()) {
       return;
     }
     try (SandboxPermits.Permit permit = awaitPermit(id, "deleted (its key is revoked)")) {
+      deleteHeld(permit.sandboxId());
+    }
+  }
+
+  private void deleteArchived(String id) {
+    try (SandboxPermits.Permit permit = awaitPermit(id, "deleted")) {
       Optional<SandboxRecord> current = store.find(permit.sandboxId());
       if (current.isEmpty()) {
         return;
       }
-      current.get().runtime().ifPresent(handle -> tearDown(id, handle));
-      store.delete(id);
-      views.forget(id);
+      try {
+        archiveHeld(current.get(), Optional.empty());
+      } catch (WorkspaceArchiver.ArchiveFailure e) {
+        throw new SandboxException(
+            "could not delete sandbox "
+                + id
+                + ": archiving its workspace failed ("
+                + e.getMessage()
+                + "); the sandbox is kept as it was; try again",
+            Optional.of(id),
+            e);
+      }
+      records.change(id, r -> r.withSessionKeyHash(none()));
+      deleteHeld(id);
+    }
+  }
+
+  private void deleteHeld(String id) {
+    Optional<SandboxRecord> current = store.find(id);
+    if (current.isEmpty()) {
+      return;
+    }
+    current.get().runtime().ifPresent(handle -> tearDown(id, handle));
+    store.delete(id);
+    views.forget(id);
+  }
+
+  // Archive
+
+  /**
+   * Archives the workspace of a sandbox the caller may see (a no-op when archiving is off).
+   *
+   * @return false only when archiving is required and failed
+   */
+  boolean archive(String id, Optional<String> conversationId) {
+    if (archiver.isEmpty()) {
+      return true;
+    }
+    try (SandboxPermits.Permit permit = awaitPermit(id, "archived")) {
+      SandboxRecord record = store.find(permit.sandboxId()).orElseThrow(() -> notFound(id));
+      archiveHeld(record, conversationId);
+      return true;
+    } catch (WorkspaceArchiver.ArchiveFailure e) {
+      return false;
+    }
+  }
+
+  /**
+   * Captures the workspace of a RUNNING sandbox. A paused runtime cannot answer: in required mode
+   * that is a failure (resume it first), otherwise it is logged. Other states have no workspace to
+   * reach and are skipped.
+   *
+   * @throws WorkspaceArchiver.ArchiveFailure only when archiving is required
+   */
+  private void archiveHeld(SandboxRecord record, Optional<String> conversationId) {
+    ArchiveSettings settings = config.archives();
+    String id = record.id();
+    try {
+      if (record.status() == SandboxStatus.PAUSED) {
+        throw new WorkspaceArchiver.ArchiveFailure(
+            "it is paused, so its agent cannot send the workspace; resume it first", null);
+      }
+      if (record.status() != SandboxStatus.RUNNING || record.runtime().isEmpty()) {
+        LOG.info("sandbox {} is {}: no workspace to archive", id, record.status());
+        return;
+      }
+      String url =
+          views
+              .agentUrl(record.runtime().get())
+              .orElseThrow(
+                  () -> new WorkspaceArchiver.ArchiveFailure("its agent is not answering", null));
+      archiver
+          .orElseThrow()
+          .capture(
+              new WorkspaceArchiver.Source(
+                  id, record.ownerUserId(), conversationId, url, keys.adminKey(id)));
+    } catch (WorkspaceArchiver.ArchiveFailure e) {
+      LOG.warn(
+          "sandbox {}: archiving its workspace failed{}: {}",
+          id,
+          settings.required() ? "" : " (not required, going on)",
+          e.getMessage(),
+          e);
+      if (settings.required()) {
+        throw e;
+      }
     }
   }
 

@@ -3,8 +3,11 @@ package dev.paddock.server;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import dev.paddock.api.ArchiveInfo;
+import dev.paddock.api.Caller;
 import dev.paddock.api.SandboxService;
 import dev.paddock.api.SandboxSpecService;
+import dev.paddock.api.WorkspaceArchives;
 import dev.paddock.http.Router;
 import dev.paddock.store.SandboxStore;
 import java.io.IOException;
@@ -15,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -26,6 +30,19 @@ import java.util.concurrent.Executors;
 public final class ApiServer implements AutoCloseable {
   private final HttpServer http;
   private final ExecutorService handlers;
+
+  private static final WorkspaceArchives NO_ARCHIVES =
+      new WorkspaceArchives() {
+        @Override
+        public List<ArchiveInfo> list(Caller caller, String sandboxId) {
+          return List.of();
+        }
+
+        @Override
+        public Optional<InputStream> open(Caller caller, String sandboxId, String name) {
+          return Optional.empty();
+        }
+      };
 
   private ApiServer(HttpServer http, ExecutorService handlers) {
     this.http = http;
@@ -40,6 +57,18 @@ public final class ApiServer implements AutoCloseable {
       SandboxSpecService specs,
       SandboxStore store,
       Metrics metrics) {
+    return start(host, port, sandboxes, specs, store, metrics, NO_ARCHIVES);
+  }
+
+  /** As above, also serving {@code /api/v1/archives} from {@code archives}. */
+  public static ApiServer start(
+      String host,
+      int port,
+      SandboxService sandboxes,
+      SandboxSpecService specs,
+      SandboxStore store,
+      Metrics metrics,
+      WorkspaceArchives archives) {
     dev.paddock.http.Router.disableNagle();
     HttpServer http;
     try {
@@ -71,6 +100,7 @@ public final class ApiServer implements AutoCloseable {
             });
     new SandboxRoutes(sandboxes, auth, keys).register(router);
     new SpecRoutes(specs, auth).register(router);
+    new ArchiveRoutes(archives, auth).register(router);
     new UserRoutes(store, auth, Clock.systemUTC()).register(router);
     new WebhookRoutes(sandboxes, store).register(router);
     ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor();

@@ -42,14 +42,17 @@ final class ArchiveRoute {
       Set.of("path", "format", "base_ref", "use_default_excludes", "exclude");
 
   private final PathGuard guard;
+  private final Path workspace;
 
-  ArchiveRoute(PathGuard guard) {
+  ArchiveRoute(PathGuard guard, Path workspace) {
     this.guard = guard;
+    this.workspace = workspace;
   }
 
   void handle(Call call) throws IOException {
     call.allowQuery(PARAMETERS);
-    Path dir = guard.resolve(call.requiredQuery("path"));
+    // Without a path, the workspace: the control plane archives it without knowing where it is.
+    Path dir = guard.resolve(call.query("path").orElse(workspace.toString()));
     String format = call.query("format").orElse(GIT_DELTA);
     if (!format.equals(GIT_DELTA) && !format.equals(TAR_GZ)) {
       throw HttpError.unprocessable(

@@ -45,7 +45,7 @@ public final class FileRoutes {
         .add("POST", "/api/file/upload", routes::upload)
         .add("GET", "/api/file/download", routes::download)
         .add("POST", "/api/file/create_directory", routes::createDirectory)
-        .add("GET", "/api/file/archive", new ArchiveRoute(guard)::handle);
+        .add("GET", "/api/file/archive", new ArchiveRoute(guard, config.workspace())::handle);
   }
 
   /**

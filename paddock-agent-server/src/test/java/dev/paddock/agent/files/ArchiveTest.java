@@ -223,6 +223,26 @@ class ArchiveTest {
   }
 
   @Test
+  void withoutAPathTheWorkspaceIsArchived() throws Exception {
+    Files.writeString(agent.workspace().resolve("in-workspace.txt"), "here");
+    var response =
+        agent
+            .client()
+            .send(
+                agent.request("/api/file/archive?format=tar.gz").GET().build(),
+                java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(new String(gunzip(response.body()), java.nio.charset.StandardCharsets.ISO_8859_1))
+        .contains("in-workspace.txt");
+  }
+
+  private static byte[] gunzip(byte[] gz) throws java.io.IOException {
+    try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(gz))) {
+      return in.readAllBytes();
+    }
+  }
+
+  @Test
   void rejectsBadRequests() throws Exception {
     String tarGz = "/api/file/archive?format=tar.gz&path=";
 
@@ -230,7 +250,6 @@ class ArchiveTest {
     assertStatus(agent.get(tarGz + q(project.resolve("missing"))), 404, "does not exist");
     assertStatus(agent.get(tarGz + q(project.resolve("README.md"))), 400, "not a directory");
     assertStatus(agent.get("/api/file/archive?format=zip&path=" + q(project)), 422, "format");
-    assertStatus(agent.get("/api/file/archive?format=tar.gz"), 422, "'path'");
     assertStatus(
         agent.get(tarGz + q(project) + "&use_default_excludes=maybe"), 422, "true or false");
     assertStatus(

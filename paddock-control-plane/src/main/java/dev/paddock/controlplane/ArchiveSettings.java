@@ -1,0 +1,59 @@
+package dev.paddock.controlplane;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * When and how the control plane archives a sandbox's workspace before deleting it.
+ *
+ * @param enabled archive before every delete of a RUNNING sandbox (default off)
+ * @param required a failed archive blocks the delete (HTTP 503) and keeps the sandbox as it was;
+ *     otherwise the failure is logged and the delete proceeds (default off)
+ * @param format {@code tar.gz}, {@code git-delta} or {@code both} (default)
+ * @param timeout the longest one archive download may take (default 660 s: the agent's git budget
+ *     of read-tree 60 s + add 300 s + diff 300 s)
+ * @param prefix the first segment(s) of every archive key (default {@code workspace-archives})
+ */
+public record ArchiveSettings(
+    boolean enabled, boolean required, String format, Duration timeout, String prefix) {
+  public static final String TAR_GZ = "tar.gz";
+  public static final String GIT_DELTA = "git-delta";
+  public static final String BOTH = "both";
+  private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*");
+
+  public ArchiveSettings {
+    Objects.requireNonNull(format, "format");
+    if (!List.of(TAR_GZ, GIT_DELTA, BOTH).contains(format)) {
+      throw new IllegalArgumentException(
+          "archive format must be tar.gz, git-delta or both, got '" + format + "'");
+    }
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("archive timeout must be positive, got " + timeout);
+    }
+    Objects.requireNonNull(prefix, "prefix");
+    if (!PREFIX.matcher(prefix).matches() || prefix.contains("..")) {
+      throw new IllegalArgumentException(
+          "archive prefix must be '/'-separated segments of letters, digits, '.', '_' and '-', got"
+              + " '"
+              + prefix
+              + "'");
+    }
+  }
+
+  /** Archiving off; the other fields at their defaults. */
+  public static ArchiveSettings disabled() {
+    return new ArchiveSettings(false, false, BOTH, Duration.ofSeconds(660), "workspace-archives");
+  }
+
+  /** The formats to capture, git-delta first (its base commit also describes the tar.gz). */
+  List<String> formats() {
+    return switch (format) {
+      case TAR_GZ -> List.of(TAR_GZ);
+      case GIT_DELTA -> List.of(GIT_DELTA);
+      default -> List.of(GIT_DELTA, TAR_GZ);
+    };
+  }
+}
