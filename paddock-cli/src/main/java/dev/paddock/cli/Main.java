@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       ExecCommand.class,
       CpCommand.class,
       UserCommands.class,
+      ArchiveCommands.class,
     })
 public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -94,6 +94,36 @@ class ArchiveApiTest {
     }
 
     @Test
+    void theCliListsAndDownloadsTheNewestArchive() throws Exception {
+      PaddockClient admin =
+          PaddockClient.connect(java.net.URI.create(plane.url()), ControlPlane.ADMIN_KEY);
+      SandboxInfo sandbox = admin.create(Optional.empty(), true, TIMEOUT);
+      run(admin, sandbox, "printf 'kept\\n' > kept.txt");
+      admin.delete(sandbox.id());
+      String[] conn = {"--url", plane.url(), "--api-key", ControlPlane.ADMIN_KEY};
+      Path work = Files.createTempDirectory("paddock-archive-cli-");
+      try {
+        Path target = work.resolve("newest.tar.gz");
+        assertThat(Main.run(concat(new String[] {"archive", "list", sandbox.id()}, conn))).isZero();
+        assertThat(
+                Main.run(
+                    concat(
+                        new String[] {"archive", "get", sandbox.id(), "-o", target.toString()},
+                        conn)))
+            .isZero();
+        var newest =
+            admin.archives(sandbox.id()).stream()
+                .max(java.util.Comparator.comparing(dev.paddock.api.ArchiveInfo::createdAt))
+                .orElseThrow();
+        assertThat(sha256(target)).isEqualTo(newest.sha256());
+        assertThat(Main.run(concat(new String[] {"archive", "get", "no-such-sandbox"}, conn)))
+            .isEqualTo(1);
+      } finally {
+        deleteTree(work);
+      }
+    }
+
+    @Test
     void archivesAreOwnerScopedAfterTheSandboxIsGone() throws Exception {
       PaddockClient bob = user(plane, "bob");
       PaddockClient eve = user(plane, "eve");
@@ -236,5 +266,9 @@ class ArchiveApiTest {
         Files.deleteIfExists(p);
       }
     }
+  }
+
+  private static String[] concat(String[]... parts) {
+    return java.util.Arrays.stream(parts).flatMap(java.util.Arrays::stream).toArray(String[]::new);
   }
 }

@@ -135,6 +135,42 @@ public final class PaddockClient {
     return ((Number) reply.get("revoked_keys")).intValue();
   }
 
+  /** A sandbox's workspace archives (also after it was deleted); empty when it has none. */
+  public List<dev.paddock.api.ArchiveInfo> archives(String sandboxId) {
+    HttpRequest request = http.request("/api/v1/archives/" + Http.encode(sandboxId)).GET().build();
+    Map<String, Object> reply;
+    try {
+      reply = http.object(request);
+    } catch (PaddockClientException e) {
+      if (e.status() == 404) {
+        return List.of();
+      }
+      throw e;
+    }
+    List<dev.paddock.api.ArchiveInfo> items = new ArrayList<>();
+    for (Object item : (List<?>) reply.get("items")) {
+      Map<String, Object> m = cast(item);
+      items.add(
+          new dev.paddock.api.ArchiveInfo(
+              (String) m.get("name"),
+              (String) m.get("format"),
+              ((Number) m.get("byte_count")).longValue(),
+              (String) m.get("sha256"),
+              Instant.parse((String) m.get("created_at"))));
+    }
+    return items;
+  }
+
+  /** Downloads one archive ({@code name} as {@link #archives} lists it) into {@code target}. */
+  public void downloadArchive(String sandboxId, String name, java.nio.file.Path target) {
+    String path = "/api/v1/archives/" + Http.encode(sandboxId) + "/" + name;
+    try (java.io.InputStream in = http.stream(http.request(path).GET().build())) {
+      java.nio.file.Files.copy(in, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    } catch (java.io.IOException e) {
+      throw new PaddockClientException("download of " + name + " failed: " + e.getMessage(), e);
+    }
+  }
+
   /** A user. */
   public record User(String id, String name, boolean admin, Instant createdAt) {}
 
