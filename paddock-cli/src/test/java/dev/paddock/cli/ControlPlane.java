@@ -22,7 +22,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -93,19 +95,21 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
 
   @Override
   public void afterEach(ExtensionContext context) throws Exception {
+    List<String> ids = new ArrayList<>();
     try {
       for (var sandbox :
           service
               .search(
                   dev.paddock.api.Caller.admin("cleanup"), dev.paddock.api.PageRequest.first(100))
               .items()) {
+        ids.add(sandbox.id());
         try {
           service.delete(dev.paddock.api.Caller.admin("cleanup"), sandbox.id());
         } catch (dev.paddock.api.SandboxException e) {
-          // A required archive that cannot be taken blocks the delete: drop the record and let
-          // reconciling destroy the runtime nothing refers to any more.
+          // A required archive that cannot be taken blocks the delete: tear the runtime down
+          // directly (its agent may be dead, so reconciling would not list it) and drop the record.
+          store.find(sandbox.id()).flatMap(r -> r.runtime()).ifPresent(backend::destroy);
           store.delete(sandbox.id());
-          service.reconcile();
         }
       }
     } finally {
@@ -128,6 +132,15 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
       }
     }
     assertThat(dataDir).doesNotExist();
+    for (String id : ids) {
+      for (String root :
+          List.of(
+              "/sys/fs/cgroup/freezer/paddock/",
+              "/sys/fs/cgroup/unified/paddock/",
+              "/sys/fs/cgroup/paddock/")) {
+        assertThat(Path.of(root + id)).as("cgroup of %s left behind", id).doesNotExist();
+      }
+    }
   }
 
   Path dataDir() {

@@ -37,12 +37,32 @@ class CrashRecoveryTest {
   private static final String ADMIN_KEY = "pdk_crash-test-admin-key-0123456789abcdef";
   private static final Pattern LISTENING = Pattern.compile("listening on (http://[^ ]+)");
 
+  private static final List<Path> CGROUP_ROOTS =
+      List.of(
+          Path.of("/sys/fs/cgroup/freezer/paddock"),
+          Path.of("/sys/fs/cgroup/unified/paddock"),
+          Path.of("/sys/fs/cgroup/paddock"));
+
   private Path dataDir;
   private Process server;
+  private java.util.Set<Path> cgroupsBefore;
 
   @BeforeEach
   void createDataDir() throws IOException {
     dataDir = Files.createTempDirectory("paddock-crash-test-");
+    cgroupsBefore = sandboxCgroups();
+  }
+
+  private static java.util.Set<Path> sandboxCgroups() throws IOException {
+    java.util.Set<Path> found = new java.util.HashSet<>();
+    for (Path root : CGROUP_ROOTS) {
+      if (Files.isDirectory(root)) {
+        try (var dirs = Files.list(root)) {
+          dirs.filter(d -> d.getFileName().toString().startsWith("sb-")).forEach(found::add);
+        }
+      }
+    }
+    return found;
   }
 
   @AfterEach
@@ -69,6 +89,9 @@ class CrashRecoveryTest {
       }
     }
     assertThat(left).as("agent processes left behind:\n" + described).isEmpty();
+    var cgroups = sandboxCgroups();
+    cgroups.removeAll(cgroupsBefore);
+    assertThat(cgroups).as("cgroups left behind").isEmpty();
   }
 
   @Test

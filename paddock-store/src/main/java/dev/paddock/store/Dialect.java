@@ -26,6 +26,11 @@ enum Dialect {
       config.addDataSourceProperty("journal_mode", "WAL");
       config.addDataSourceProperty("busy_timeout", "10000");
       config.addDataSourceProperty("foreign_keys", "true");
+      // Switching a new file to WAL needs a moment of exclusive access: a process opening the same
+      // file at that instant gets SQLITE_BUSY before any busy handler applies. Keep trying to get
+      // the first connection for a while instead of failing the open (seen once in a full test run:
+      // two stores opening one new file together, one failed with "database is locked").
+      config.setInitializationFailTimeout(10_000);
       config.addDataSourceProperty("transaction_mode", "IMMEDIATE");
     }
 

@@ -201,9 +201,18 @@ final class ProcessBackend implements SandboxBackend {
     try (DirectoryStream<Path> sandboxes = Files.newDirectoryStream(dir, Files::isDirectory)) {
       for (Path sandbox : sandboxes) {
         String id = sandbox.getFileName().toString();
-        Marker.read(sandbox.resolve("paddock.json"), id)
-            .filter(m -> procFs.isAlive(m.pid(), m.startTime()))
-            .ifPresent(m -> handles.add(withKnownPort(m).toHandle(NAME)));
+        Optional<Marker> marker = Marker.read(sandbox.resolve("paddock.json"), id);
+        if (marker.isEmpty()) {
+          continue;
+        }
+        Marker known = withKnownPort(marker.get());
+        if (procFs.isAlive(known.pid(), known.startTime())) {
+          handles.add(known.toHandle(NAME));
+        } else if (known.port() == 0 && !spawned.containsKey(id)) {
+          // A start cut short (the control plane died before the agent served, or the agent
+          // refused to serve): nothing ever ran in it, so its directory and cgroup go now.
+          destroy(known.toHandle(NAME));
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + dir, e);

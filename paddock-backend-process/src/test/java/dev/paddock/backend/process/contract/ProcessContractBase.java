@@ -27,12 +27,34 @@ abstract class ProcessContractBase extends SandboxServiceContract {
   private final Path dataDir;
   private TestDatabase database;
 
+  private static final List<Path> CGROUP_ROOTS =
+      List.of(
+          Path.of("/sys/fs/cgroup/freezer/paddock"),
+          Path.of("/sys/fs/cgroup/unified/paddock"),
+          Path.of("/sys/fs/cgroup/paddock"));
+
+  private final java.util.Set<Path> cgroupsBefore;
+
   ProcessContractBase() {
     try {
       dataDir = Files.createTempDirectory("paddock-process-contract-");
+      cgroupsBefore = sandboxCgroups();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Per-sandbox cgroups that exist now (this suite's sandbox ids start with "sb-"). */
+  private static java.util.Set<Path> sandboxCgroups() throws IOException {
+    java.util.Set<Path> found = new java.util.HashSet<>();
+    for (Path root : CGROUP_ROOTS) {
+      if (Files.isDirectory(root)) {
+        try (var dirs = Files.list(root)) {
+          dirs.filter(d -> d.getFileName().toString().startsWith("sb-")).forEach(found::add);
+        }
+      }
+    }
+    return found;
   }
 
   /** The database this run's store lives in (SQLite file or a PostgreSQL schema). */
@@ -77,6 +99,9 @@ abstract class ProcessContractBase extends SandboxServiceContract {
                   assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive))
                       .as("processes left behind")
                       .isEmpty());
+      var cgroups = sandboxCgroups();
+      cgroups.removeAll(cgroupsBefore);
+      assertThat(cgroups).as("cgroups left behind").isEmpty();
       Path sandboxes = dataDir.resolve("sandboxes");
       if (Files.isDirectory(sandboxes)) {
         try (var left = Files.list(sandboxes)) {
