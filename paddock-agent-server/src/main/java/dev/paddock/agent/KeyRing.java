@@ -1,8 +1,6 @@
 package dev.paddock.agent;
 
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HexFormat;
@@ -66,7 +64,7 @@ public final class KeyRing {
   }
 
   public static String sha256Hex(String key) {
-    return HexFormat.of().formatHex(sha256(key));
+    return dev.paddock.api.KeyDigest.sha256Hex(key);
   }
 
   private static List<byte[]> parseDigests(Collection<String> hexDigests) {
@@ -81,10 +79,6 @@ public final class KeyRing {
   }
 
   static byte[] sha256(String key) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
-    }
+    return dev.paddock.api.KeyDigest.sha256(key);
   }
 }

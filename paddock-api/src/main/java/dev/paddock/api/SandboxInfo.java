@@ -48,14 +48,12 @@ public record SandboxInfo(
 
   /** The same sandbox without its session key (for every reply but the one that issued it). */
   public SandboxInfo withoutKey() {
+    return withKey(Optional.empty());
+  }
+
+  /** The same sandbox carrying {@code key} (or none). */
+  public SandboxInfo withKey(Optional<String> key) {
     return new SandboxInfo(
-        id,
-        createdByUserId,
-        sandboxSpecId,
-        status,
-        Optional.empty(),
-        exposedUrls,
-        createdAt,
-        statusDetail);
+        id, createdByUserId, sandboxSpecId, status, key, exposedUrls, createdAt, statusDetail);
   }
 }

@@ -1,6 +1,7 @@
 package dev.paddock.controlplane;
 
 import dev.paddock.api.Caller;
+import dev.paddock.api.KeyDigest;
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
 import dev.paddock.api.SandboxException;
@@ -133,7 +134,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
       return Optional.empty();
     }
     return store
-        .findBySessionKeyHash(SessionKeys.sha256Hex(sessionKey))
+        .findBySessionKeyHash(KeyDigest.sha256Hex(sessionKey))
         .filter(r -> r.status() == SandboxStatus.RUNNING)
         .map(views::live)
         .filter(info -> info.status() == SandboxStatus.RUNNING);

@@ -1,6 +1,7 @@
 package dev.paddock.controlplane;
 
 import dev.paddock.api.Caller;
+import dev.paddock.api.KeyDigest;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxSpec;
@@ -106,7 +107,7 @@ final class SandboxLifecycle {
     SandboxRecord record;
     try {
       key = keys.newSessionKey();
-      String keyHash = SessionKeys.sha256Hex(key);
+      String keyHash = KeyDigest.sha256Hex(key);
       // Registered before the record exists, so a waiter never finds STARTING without a future.
       inFlight.put(id, done);
       record = capacity.admit(caller.userId(), id, () -> insert(id, caller, spec, keyHash));
@@ -348,7 +349,7 @@ final class SandboxLifecycle {
       throw new SandboxStartException(RuntimeFailure.Kind.UNKNOWN.safeMessage(), id);
     }
     String key = keys.newSessionKey();
-    String keyHash = SessionKeys.sha256Hex(key);
+    String keyHash = KeyDigest.sha256Hex(key);
     Optional<String> url = views.agentUrl(handle);
     try {
       agents.rotate(
@@ -544,7 +545,7 @@ final class SandboxLifecycle {
   }
 
   String adminDigest(String id) {
-    return SessionKeys.sha256Hex(keys.adminKey(id));
+    return KeyDigest.sha256Hex(keys.adminKey(id));
   }
 
   private SandboxPermits.Permit awaitPermit(String id, String what) {

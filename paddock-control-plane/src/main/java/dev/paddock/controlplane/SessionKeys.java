@@ -2,8 +2,6 @@ package dev.paddock.controlplane;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -42,16 +40,6 @@ final class SessionKeys {
       return HexFormat.of().formatHex(mac.doFinal(sandboxId.getBytes(StandardCharsets.UTF_8)));
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("HmacSHA256 is required by every Java platform", e);
-    }
-  }
-
-  /** SHA-256 of {@code key} as lower-case hex: what the store and the agent hold. */
-  static String sha256Hex(String key) {
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      return HexFormat.of().formatHex(digest.digest(key.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
     }
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.paddock.api.Caller;
 import dev.paddock.api.CapacityExceededException;
+import dev.paddock.api.KeyDigest;
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
 import dev.paddock.api.SandboxException;
@@ -337,7 +338,7 @@ public abstract class SandboxServiceContract {
     assertThat(service.getBySessionKey(sandbox.key()).orElseThrow().sessionApiKey()).isEmpty();
 
     SandboxRecord record = store.find(sandbox.id()).orElseThrow();
-    assertThat(record.sessionKeyHash()).contains(SessionKeys.sha256Hex(sandbox.key()));
+    assertThat(record.sessionKeyHash()).contains(KeyDigest.sha256Hex(sandbox.key()));
     assertThat(record.toString()).doesNotContain(sandbox.key());
     assertThat(record.runtime().orElseThrow().attributes().values())
         .noneMatch(v -> v.contains(sandbox.key()));
@@ -547,7 +548,7 @@ public abstract class SandboxServiceContract {
 
   @Test
   void reconcileReapsRuntimesNoSandboxKnows() {
-    String digest = SessionKeys.sha256Hex("orphan-key");
+    String digest = KeyDigest.sha256Hex("orphan-key");
     backend.start(
         new RuntimeRequest("orphan-1", runnableSpec(), Map.of(), List.of(digest), digest));
 
@@ -566,7 +567,7 @@ public abstract class SandboxServiceContract {
             ALICE.userId(),
             runnableSpec().id(),
             SandboxStatus.STARTING,
-            Optional.of(SessionKeys.sha256Hex("lost-key")),
+            Optional.of(KeyDigest.sha256Hex("lost-key")),
             Optional.empty(),
             Optional.empty(),
             longAgo,

@@ -1,6 +1,7 @@
 package dev.paddock.server;
 
 import dev.paddock.api.Caller;
+import dev.paddock.api.KeyDigest;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.store.ApiKeyRecord;
@@ -27,7 +28,7 @@ final class Authenticator {
       throw new HttpError(401, "missing API key: send 'Authorization: Bearer <api key>'");
     }
     String key = header.substring(7).trim();
-    Optional<ApiKeyRecord> record = store.findApiKeyByHash(Keys.sha256Hex(key));
+    Optional<ApiKeyRecord> record = store.findApiKeyByHash(KeyDigest.sha256Hex(key));
     if (record.isEmpty() || record.get().revokedAt().isPresent()) {
       throw new HttpError(401, "invalid or revoked API key");
     }

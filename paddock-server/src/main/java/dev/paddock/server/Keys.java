@@ -1,8 +1,5 @@
 package dev.paddock.server;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -24,15 +21,5 @@ final class Keys {
     byte[] bytes = new byte[12];
     RANDOM.nextBytes(bytes);
     return HexFormat.of().formatHex(bytes);
-  }
-
-  static String sha256Hex(String key) {
-    try {
-      return HexFormat.of()
-          .formatHex(
-              MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
-    }
   }
 }

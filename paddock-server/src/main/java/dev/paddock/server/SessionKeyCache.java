@@ -26,16 +26,7 @@ final class SessionKeyCache {
     if (info.status() != SandboxStatus.RUNNING) {
       return info.withoutKey();
     }
-    Optional<String> key = info.sessionApiKey().or(() -> Optional.ofNullable(keys.get(info.id())));
-    return new SandboxInfo(
-        info.id(),
-        info.createdByUserId(),
-        info.sandboxSpecId(),
-        info.status(),
-        key,
-        info.exposedUrls(),
-        info.createdAt(),
-        info.statusDetail());
+    return info.withKey(info.sessionApiKey().or(() -> Optional.ofNullable(keys.get(info.id()))));
   }
 
   void forget(String sandboxId) {

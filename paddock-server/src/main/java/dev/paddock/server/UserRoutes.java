@@ -1,5 +1,6 @@
 package dev.paddock.server;
 
+import dev.paddock.api.KeyDigest;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.JsonBody;
@@ -131,7 +132,7 @@ final class UserRoutes {
             new ApiKeyRecord(
                 Keys.newId(),
                 userId,
-                Keys.sha256Hex(key),
+                KeyDigest.sha256Hex(key),
                 label,
                 clock.instant(),
                 Optional.empty()));
@@ -154,14 +155,14 @@ final class UserRoutes {
     if (!store.users().isEmpty()) {
       presetKey.ifPresent(
           key -> {
-            if (store.findApiKeyByHash(Keys.sha256Hex(key)).isEmpty()) {
+            if (store.findApiKeyByHash(KeyDigest.sha256Hex(key)).isEmpty()) {
               UserRecord admin =
                   store.users().stream().filter(UserRecord::admin).findFirst().orElseThrow();
               store.insertApiKey(
                   new ApiKeyRecord(
                       Keys.newId(),
                       admin.id(),
-                      Keys.sha256Hex(key),
+                      KeyDigest.sha256Hex(key),
                       "PADDOCK_ADMIN_KEY",
                       clock.instant(),
                       Optional.empty()));
@@ -176,7 +177,7 @@ final class UserRoutes {
         new ApiKeyRecord(
             Keys.newId(),
             admin.id(),
-            Keys.sha256Hex(key),
+            KeyDigest.sha256Hex(key),
             "bootstrap",
             clock.instant(),
             Optional.empty()));
