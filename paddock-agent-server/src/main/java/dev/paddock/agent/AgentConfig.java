@@ -1,9 +1,11 @@
 package dev.paddock.agent;
 
+import dev.paddock.agent.user.RunAs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Immutable agent-server settings. Build with {@link #builder()}; every field has a default that
@@ -26,6 +28,15 @@ import java.util.Objects;
  * @param maxJsonBytes largest JSON request body accepted
  * @param forkServer fork one-shot commands from a long-lived bash (see ForkServer); when false, or
  *     when it cannot start, each command is a fresh {@code setsid bash -c}
+ * @param runAs the user and group every process started for a user (shells, commands, git) runs as,
+ *     with no supplementary groups and no capabilities, and who owns the files the agent writes for
+ *     them; empty runs them as the agent. Switching needs an agent running as root and {@code
+ *     setpriv} (see {@link dev.paddock.agent.user.CommandUser})
+ * @param home {@code HOME} of those processes, created if missing (and given to {@code runAs});
+ *     empty keeps the agent's {@code HOME}, or uses the workspace when {@code runAs} switches user
+ * @param oomCounterFile a file with an {@code oom_kill N} line (cgroup v2 {@code memory.events}, v1
+ *     {@code memory.oom_control}) read before and after each command to tell an OOM kill; empty
+ *     finds the agent's own cgroup's file, and none found means OOM kills are never reported
  */
 public record AgentConfig(
     String host,
@@ -42,7 +53,10 @@ public record AgentConfig(
     Duration maxEventAge,
     long maxSpoolBytes,
     long maxJsonBytes,
-    boolean forkServer) {
+    boolean forkServer,
+    Optional<RunAs> runAs,
+    Optional<Path> home,
+    Optional<Path> oomCounterFile) {
 
   public AgentConfig {
     Objects.requireNonNull(host, "host");
@@ -51,6 +65,9 @@ public record AgentConfig(
     Objects.requireNonNull(eventsDir, "eventsDir");
     Objects.requireNonNull(sessionKeys, "sessionKeys");
     Objects.requireNonNull(adminKeys, "adminKeys");
+    Objects.requireNonNull(runAs, "runAs");
+    Objects.requireNonNull(home, "home");
+    Objects.requireNonNull(oomCounterFile, "oomCounterFile");
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be 0..65535, got " + port);
     }
@@ -80,8 +97,26 @@ public record AgentConfig(
     private long maxSpoolBytes = 1L << 30;
     private long maxJsonBytes = 4L << 20;
     private boolean forkServer = true;
+    private Optional<RunAs> runAs = Optional.empty();
+    private Optional<Path> home = Optional.empty();
+    private Optional<Path> oomCounterFile = Optional.empty();
 
     private Builder() {}
+
+    public Builder runAs(RunAs user) {
+      this.runAs = Optional.of(user);
+      return this;
+    }
+
+    public Builder home(Path home) {
+      this.home = Optional.of(home.toAbsolutePath().normalize());
+      return this;
+    }
+
+    public Builder oomCounterFile(Path file) {
+      this.oomCounterFile = Optional.of(file.toAbsolutePath().normalize());
+      return this;
+    }
 
     public Builder forkServer(boolean enabled) {
       this.forkServer = enabled;
@@ -181,7 +216,10 @@ public record AgentConfig(
           maxEventAge,
           maxSpoolBytes,
           maxJsonBytes,
-          forkServer);
+          forkServer,
+          runAs,
+          home,
+          oomCounterFile);
     }
   }
 }

@@ -6,6 +6,8 @@ import dev.paddock.agent.bash.BashRoutes;
 import dev.paddock.agent.bash.BashService;
 import dev.paddock.agent.files.FileRoutes;
 import dev.paddock.agent.git.GitRoutes;
+import dev.paddock.agent.user.CommandUser;
+import dev.paddock.agent.user.CommandUserException;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.JsonBody;
@@ -47,17 +49,27 @@ public final class AgentServer implements AutoCloseable {
   private final boolean open;
   private volatile boolean ready;
 
-  private AgentServer(AgentConfig config, HttpServer http, ExecutorService handlers) {
+  private final CommandUser user;
+
+  private AgentServer(
+      AgentConfig config, CommandUser user, HttpServer http, ExecutorService handlers) {
     this.config = config;
+    this.user = user;
     this.http = http;
     this.handlers = handlers;
-    this.bash = new BashService(config);
+    this.bash = new BashService(config, user);
     // Open only when started with no keys at all; a ring emptied by rotation accepts nothing.
     this.open = config.sessionKeys().isEmpty() && config.adminKeys().isEmpty();
   }
 
-  /** Binds, registers routes, and serves; {@code /ready} answers 200 once this returns. */
+  /**
+   * Prepares the command user ({@link AgentConfig#runAs()}), binds, registers routes, and serves;
+   * {@code /ready} answers 200 once this returns.
+   *
+   * @throws CommandUserException when commands cannot run as the configured user
+   */
   public static AgentServer start(AgentConfig config) {
+    CommandUser user = CommandUser.prepare(config.runAs(), config.home(), config.workspace());
     dev.paddock.http.Router.disableNagle();
     HttpServer http;
     try {
@@ -68,7 +80,7 @@ public final class AgentServer implements AutoCloseable {
     }
     ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor();
     http.setExecutor(handlers);
-    AgentServer server = new AgentServer(config, http, handlers);
+    AgentServer server = new AgentServer(config, user, http, handlers);
     http.createContext("/", server.router());
     http.start();
     server.ready = true;
@@ -108,8 +120,8 @@ public final class AgentServer implements AutoCloseable {
         .add("GET", "/server_info", this::serverInfo)
         .add("PUT", "/admin/session-keys", this::rotateKeys);
     BashRoutes.register(router, bash, config.defaultTimeout().toSeconds());
-    FileRoutes.register(router, config);
-    GitRoutes.register(router, config);
+    FileRoutes.register(router, config, user);
+    GitRoutes.register(router, config, user);
     return router;
   }
 

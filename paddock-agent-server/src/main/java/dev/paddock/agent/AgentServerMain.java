@@ -1,5 +1,7 @@
 package dev.paddock.agent;
 
+import dev.paddock.agent.user.CommandUserException;
+import dev.paddock.agent.user.RunAs;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -17,9 +19,16 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR] [--file-root DIR]...
  *               [--timeout SECONDS] [--secrets-stdin] [--ready-file FILE] [--no-fork-server]
+ *               [--run-as UID:GID] [--home DIR]
  * </pre>
  *
- * Keys come from {@code OH_SESSION_API_KEYS_0..n} or {@code SESSION_API_KEY} (OpenHands' names),
+ * {@code --run-as} runs every command, session shell and git process as that user and group (no
+ * supplementary groups, no capabilities) through {@code setpriv}, and gives the files the agent
+ * writes for them to that user; it needs the agent to run as root (naming the agent's own ids is
+ * accepted and changes nothing). {@code --home} is their {@code HOME} (default: the workspace when
+ * switching user, else the agent's). A switch that cannot be made exits with code 2.
+ *
+ * <p>Keys come from {@code OH_SESSION_API_KEYS_0..n} or {@code SESSION_API_KEY} (OpenHands' names),
  * the admin secret from {@code PADDOCK_AGENT_ADMIN_KEY}. With {@code --secrets-stdin} they are read
  * from standard input instead ({@code session_api_key=}, {@code session_api_key_sha256=}, {@code
  * admin_key=}, {@code admin_key_sha256=} lines), so they never appear in this process's
@@ -46,11 +55,13 @@ public final class AgentServerMain {
         case "--secrets-stdin" -> secretsFromStdin = true;
         case "--ready-file" -> readyFile = Path.of(value(args, ++i, arg));
         case "--no-fork-server" -> builder.forkServer(false);
+        case "--run-as" -> builder.runAs(runAs(value(args, ++i, arg)));
+        case "--home" -> builder.home(Path.of(value(args, ++i, arg)));
         case "-h", "--help" -> {
           System.out.println(
               "usage: paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR]"
                   + " [--file-root DIR]... [--timeout SECONDS] [--secrets-stdin]"
-                  + " [--ready-file FILE] [--no-fork-server]");
+                  + " [--ready-file FILE] [--no-fork-server] [--run-as UID:GID] [--home DIR]");
           return;
         }
         default -> {
@@ -72,7 +83,14 @@ public final class AgentServerMain {
       System.exit(2);
     }
     builder.sessionKeys(secrets.sessionKeys()).adminKeys(secrets.adminKeys());
-    AgentServer server = AgentServer.start(builder.build());
+    AgentServer server;
+    try {
+      server = AgentServer.start(builder.build());
+    } catch (CommandUserException e) {
+      System.err.println("paddock agent: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -105,6 +123,16 @@ public final class AgentServerMain {
         file,
         java.nio.file.StandardCopyOption.REPLACE_EXISTING,
         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  private static RunAs runAs(String text) {
+    try {
+      return RunAs.parse(text);
+    } catch (IllegalArgumentException e) {
+      System.err.println("paddock agent: " + e.getMessage());
+      System.exit(2);
+      throw e;
+    }
   }
 
   private static String value(String[] args, int i, String option) {

@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -63,7 +64,12 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
             .sessionKeys(KeyRing.ofKeys(List.of(KEY)))
             .adminKeys(KeyRing.ofKeys(List.of(ADMIN_KEY)));
     customizer.accept(builder);
-    server = AgentServer.start(builder.build());
+    AgentConfig config = builder.build();
+    if (config.runAs().isPresent()) {
+      // A temporary directory is 0700: commands running as another user must pass through it.
+      Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+    }
+    server = AgentServer.start(config);
     LIVE.incrementAndGet();
   }
 

@@ -9,6 +9,7 @@ final class BashEvents {
 
   static void writeOutcomeFields(JsonGenerator g, CommandResult outcome) throws IOException {
     g.writeBooleanField("timed_out", outcome.timedOut());
+    g.writeBooleanField("oom_killed", outcome.oomKilled());
     g.writeBooleanField("stdout_truncated", outcome.stdoutTruncated());
     g.writeBooleanField("stderr_truncated", outcome.stderrTruncated());
     if (outcome.error().isPresent()) {

@@ -301,6 +301,7 @@ public final class BashRoutes {
     CommandResult result = record.result.getNow(null);
     m.put("exit_code", result == null ? null : result.exitCode());
     m.put("timed_out", result != null && result.timedOut());
+    m.put("oom_killed", result != null && result.oomKilled());
     return m;
   }
 

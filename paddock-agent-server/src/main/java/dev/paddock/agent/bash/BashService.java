@@ -1,6 +1,7 @@
 package dev.paddock.agent.bash;
 
 import dev.paddock.agent.AgentConfig;
+import dev.paddock.agent.user.CommandUser;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,15 +56,25 @@ public final class BashService implements AutoCloseable {
   private final Map<String, String> environment;
   private final ExecutorService threads;
   private final Optional<ForkServer> forkServer;
+  private final List<String> launchPrefix;
+  private final OomKillCounter oomKills;
 
-  public BashService(AgentConfig config) {
+  /**
+   * @param user who commands run as (prepared from {@code config}; see {@link CommandUser#prepare})
+   */
+  public BashService(AgentConfig config, CommandUser user) {
     this.config = config;
     this.log = new EventLog(config.maxEvents(), config.maxEventAge());
-    this.environment = commandEnvironment(System.getenv());
+    this.environment = user.environment(commandEnvironment(System.getenv()));
+    // The user switch, then setsid: both exec, so the shell keeps the pid the JVM started.
+    this.launchPrefix = user.wrap(ProcessTree.newSessionPrefix());
+    this.oomKills =
+        config.oomCounterFile().map(OomKillCounter::at).orElseGet(OomKillCounter::ofThisProcess);
     this.threads = Executors.newCachedThreadPool(daemonThreads());
     this.forkServer =
         config.forkServer()
-            ? ForkServer.start(threads, config.workspace(), environment, config.killGrace())
+            ? ForkServer.start(
+                threads, launchPrefix, config.workspace(), environment, config.killGrace())
             : Optional.empty();
   }
 
@@ -126,6 +137,7 @@ public final class BashService implements AutoCloseable {
             config.eventsDir(),
             config.outputCapBytes(),
             log,
+            oomKills,
             // Released while output flows, so a long chatty command cannot grow the history (and
             // its own event list) past the bounds before it ends.
             this::prune);
@@ -158,7 +170,8 @@ public final class BashService implements AutoCloseable {
       if (!forked) {
         Map<String, String> env = new LinkedHashMap<>(environment);
         env.putAll(request.env());
-        OneShotCommand.start(record, cwd, env, request.stdin(), config.killGrace(), threads);
+        OneShotCommand.start(
+            record, launchPrefix, cwd, env, request.stdin(), config.killGrace(), threads);
       }
     }
     // Only now: the id the listener announces must already take stdin and signals.
@@ -220,7 +233,9 @@ public final class BashService implements AutoCloseable {
     }
     return sessions.computeIfAbsent(
         name,
-        n -> new ShellSession(n, config.workspace(), environment, config.killGrace(), threads));
+        n ->
+            new ShellSession(
+                n, launchPrefix, config.workspace(), environment, config.killGrace(), threads));
   }
 
   public List<ShellSessionInfo> sessions() {

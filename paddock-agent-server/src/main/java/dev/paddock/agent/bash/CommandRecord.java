@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -45,6 +46,7 @@ final class CommandRecord {
   private final long cap;
   private final EventLog log;
   private final Runnable afterCut;
+  private final OomKillCounter oomKills;
   private final Spool stdout;
   private final Spool stderr;
   private final List<BashEvent> events = new ArrayList<>();
@@ -52,6 +54,8 @@ final class CommandRecord {
   private long lastSealNanos = System.nanoTime();
   private boolean finished;
   private int pins;
+  // The cgroup's OOM kill count when the command started; empty when unreadable.
+  private OptionalLong oomKillsAtStart;
   private volatile CommandControl control;
 
   CommandRecord(
@@ -63,6 +67,7 @@ final class CommandRecord {
       Path spoolDir,
       long cap,
       EventLog log,
+      OomKillCounter oomKills,
       Runnable afterCut) {
     this.id = id;
     this.command = command;
@@ -74,8 +79,21 @@ final class CommandRecord {
     this.cap = cap;
     this.log = log;
     this.afterCut = afterCut;
+    this.oomKills = oomKills;
+    this.oomKillsAtStart = oomKills.read();
     this.stdout = new Spool(spoolDir.resolve(id + ".stdout"));
     this.stderr = new Spool(spoolDir.resolve(id + ".stderr"));
+  }
+
+  /**
+   * The command is about to reach its shell now (a session command may have waited its turn): OOM
+   * kills are counted from here.
+   */
+  void markStarted() {
+    OptionalLong now = oomKills.read();
+    synchronized (this) {
+      oomKillsAtStart = now;
+    }
   }
 
   void attach(CommandControl control) {
@@ -151,8 +169,10 @@ final class CommandRecord {
   }
 
   /**
-   * Finishes with a result carrying this record's truncation flags and the time since {@code
-   * startedNanos} (a {@link System#nanoTime()} reading).
+   * Finishes with a result carrying this record's truncation flags, the time since {@code
+   * startedNanos} (a {@link System#nanoTime()} reading), and whether the OOM killer ended it: then
+   * the error says so and stderr gets a line saying so (an agent reading only the output learns why
+   * it got 137).
    */
   void end(
       int exitCode,
@@ -160,15 +180,33 @@ final class CommandRecord {
       Optional<String> error,
       boolean sessionReset,
       long startedNanos) {
+    boolean oomKilled = !timedOut && exitCode == CommandResult.SIGKILL_EXIT && oomKillCounted();
+    Optional<String> reason = error;
+    if (oomKilled) {
+      byte[] line = ("\n" + CommandResult.OOM_MESSAGE + "\n").getBytes(StandardCharsets.UTF_8);
+      append(Channel.STDERR, line, 0, line.length);
+      reason = Optional.of(CommandResult.OOM_MESSAGE + error.map(e -> "; " + e).orElse(""));
+    }
     finish(
         new CommandResult(
             exitCode,
             timedOut,
             truncated(Channel.STDOUT),
             truncated(Channel.STDERR),
-            error,
+            reason,
             sessionReset,
-            java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos)));
+            java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos),
+            oomKilled));
+  }
+
+  /** Whether the cgroup's OOM kill count rose since the start (false when it is unreadable). */
+  private boolean oomKillCounted() {
+    OptionalLong before;
+    synchronized (this) {
+      before = oomKillsAtStart;
+    }
+    OptionalLong after = oomKills.read();
+    return before.isPresent() && after.isPresent() && after.getAsLong() > before.getAsLong();
   }
 
   /**

@@ -51,6 +51,7 @@ final class ForkServer implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicLong jobNumbers =
       new java.util.concurrent.atomic.AtomicLong();
   private final ExecutorService threads;
+  private final List<String> launchPrefix;
   private final Path directory;
   private final Map<String, String> environment;
   private final Duration killGrace;
@@ -63,26 +64,34 @@ final class ForkServer implements AutoCloseable {
   private ForkServer(
       ServerSocket listener,
       ExecutorService threads,
+      List<String> launchPrefix,
       Path directory,
       Map<String, String> environment,
       Duration killGrace) {
     this.listener = listener;
     this.threads = threads;
+    this.launchPrefix = List.copyOf(launchPrefix);
     this.directory = directory;
     this.environment = Map.copyOf(environment);
     this.killGrace = killGrace;
   }
 
-  /** A fork server, or empty when this system cannot run one (then commands start cold). */
+  /**
+   * A fork server, or empty when this system cannot run one (then commands start cold).
+   *
+   * @param launchPrefix argv put before the zygote's bash: {@code setsid}, the user switch
+   */
   static Optional<ForkServer> start(
       ExecutorService threads,
+      List<String> launchPrefix,
       Path directory,
       Map<String, String> environment,
       Duration killGrace) {
     try {
       ServerSocket listener = new ServerSocket();
       listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
-      ForkServer server = new ForkServer(listener, threads, directory, environment, killGrace);
+      ForkServer server =
+          new ForkServer(listener, threads, launchPrefix, directory, environment, killGrace);
       threads.submit(server::acceptLoop);
       return Optional.of(server);
     } catch (IOException e) {
@@ -196,7 +205,7 @@ final class ForkServer implements AutoCloseable {
     if (zygote != null && zygote.isAlive()) {
       return;
     }
-    List<String> argv = new ArrayList<>(ProcessTree.newSessionPrefix());
+    List<String> argv = new ArrayList<>(launchPrefix);
     argv.addAll(List.of(BASH, "--noprofile", "--norc", "-c", script(listener.getLocalPort())));
     ProcessBuilder builder = new ProcessBuilder(argv).directory(directory.toFile());
     builder.environment().clear();
@@ -214,11 +223,13 @@ final class ForkServer implements AutoCloseable {
    * status channel). The command itself is a fresh {@code bash -c} exec'd in a subshell without fd
    * 3, so {@code $$} is its own pid (scripts use it for unique names; an {@code eval} in the fork
    * would see the zygote's) and it has the default dispositions for the signals the job's wrapper
-   * catches (the wrapper survives a signal sent to the group and still reports the status).
+   * catches (the wrapper survives a signal sent to the group and still reports the status). The
+   * zygote first makes itself, and so every job it forks, the OOM killer's preferred victim.
    */
   private static String script(int port) {
     return String.join(
         "\n",
+        OomScore.PREFER_THIS_SHELL,
         "set -m",
         "__paddock_job() {",
         "  exec 4<>/dev/tcp/127.0.0.1/" + port + " 5<>/dev/tcp/127.0.0.1/" + port + " || exit 1",

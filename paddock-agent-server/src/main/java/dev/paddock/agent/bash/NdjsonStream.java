@@ -88,6 +88,7 @@ final class NdjsonStream implements OutputListener {
     exit.put("type", "exit");
     exit.put("exit_code", result.exitCode());
     exit.put("timed_out", result.timedOut());
+    exit.put("oom_killed", result.oomKilled());
     exit.put("stdout_truncated", result.stdoutTruncated());
     exit.put("stderr_truncated", result.stderrTruncated());
     result.error().ifPresent(e -> exit.put("error", e));

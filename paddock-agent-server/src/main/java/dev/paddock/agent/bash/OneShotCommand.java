@@ -40,6 +40,7 @@ final class OneShotCommand implements CommandControl {
   /** Starts the command; failures to start end the record with exit code -1 and a reason. */
   static void start(
       CommandRecord record,
+      List<String> launchPrefix,
       Path cwd,
       Map<String, String> environment,
       boolean keepStdin,
@@ -48,22 +49,14 @@ final class OneShotCommand implements CommandControl {
     long started = System.nanoTime();
     Process process;
     try {
-      process = coldStart(record, cwd, environment, keepStdin);
+      process = coldStart(record, launchPrefix, cwd, environment, keepStdin);
     } catch (IOException | IllegalArgumentException e) {
       // IllegalArgumentException: an environment the OS refuses ('=' or NUL in a name) must end
       // the record, not strand it as running forever.
       byte[] message =
           ("Error executing command: " + e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8);
       record.append(Channel.STDERR, message, 0, message.length);
-      record.finish(
-          new CommandResult(
-              -1,
-              false,
-              false,
-              false,
-              Optional.of("could not start: " + e.getMessage()),
-              false,
-              0));
+      record.finish(CommandResult.notRun("could not start: " + e.getMessage(), 0));
       return;
     }
     OneShotCommand command = new OneShotCommand(record, process, keepStdin);
@@ -81,12 +74,19 @@ final class OneShotCommand implements CommandControl {
     threads.submit(() -> command.watch(started, killGrace, out, err));
   }
 
-  /** Starts {@code setsid bash -c <command>}. */
+  /**
+   * Starts {@code <prefix> bash -c <command>}, the command preceded on its first line by the OOM
+   * preference (so its line numbers stay the user's).
+   */
   private static Process coldStart(
-      CommandRecord record, Path cwd, Map<String, String> environment, boolean keepStdin)
+      CommandRecord record,
+      List<String> launchPrefix,
+      Path cwd,
+      Map<String, String> environment,
+      boolean keepStdin)
       throws IOException {
-    List<String> argv = new ArrayList<>(ProcessTree.newSessionPrefix());
-    argv.addAll(List.of(BASH, "-c", record.command));
+    List<String> argv = new ArrayList<>(launchPrefix);
+    argv.addAll(List.of(BASH, "-c", OomScore.PREFER_THIS_SHELL + "; " + record.command));
     ProcessBuilder builder = new ProcessBuilder(argv).directory(cwd.toFile());
     builder.environment().clear();
     builder.environment().putAll(environment);

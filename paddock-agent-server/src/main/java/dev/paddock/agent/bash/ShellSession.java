@@ -32,6 +32,7 @@ final class ShellSession implements CommandControl {
 
   final String name;
   final Instant created = Instant.now();
+  private final List<String> launchPrefix;
   private final Path workspace;
   private final Map<String, String> environment;
   private final Duration killGrace;
@@ -55,11 +56,13 @@ final class ShellSession implements CommandControl {
 
   ShellSession(
       String name,
+      List<String> launchPrefix,
       Path workspace,
       Map<String, String> environment,
       Duration killGrace,
       ExecutorService threads) {
     this.name = name;
+    this.launchPrefix = List.copyOf(launchPrefix);
     this.workspace = workspace;
     this.environment = Map.copyOf(environment);
     this.killGrace = killGrace;
@@ -138,6 +141,7 @@ final class ShellSession implements CommandControl {
         record.finish(failure("could not start the session shell: " + e.getMessage(), started));
         return Optional.empty();
       }
+      record.markStarted();
       current = record;
       currentReset = reset;
       currentStarted = started;
@@ -308,14 +312,8 @@ final class ShellSession implements CommandControl {
   }
 
   private CommandResult failure(String message, long started) {
-    return new CommandResult(
-        -1,
-        false,
-        false,
-        false,
-        Optional.of(message),
-        false,
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    return CommandResult.notRun(
+        message, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
   }
 
   /**
@@ -328,7 +326,7 @@ final class ShellSession implements CommandControl {
     }
     boolean replaced = shell != null && !deathReported;
     deathReported = false;
-    List<String> argv = new ArrayList<>(ProcessTree.newSessionPrefix());
+    List<String> argv = new ArrayList<>(launchPrefix);
     argv.addAll(List.of(BASH, "--noprofile", "--norc"));
     ProcessBuilder builder = new ProcessBuilder(argv).directory(workspace.toFile());
     builder.environment().clear();
@@ -336,6 +334,8 @@ final class ShellSession implements CommandControl {
     Process started = builder.start();
     shell = started;
     shellIn = started.getOutputStream();
+    // Read before the first command: the shell and all it runs are the OOM killer's first choice.
+    shellIn.write((OomScore.PREFER_THIS_SHELL + "\n").getBytes(StandardCharsets.US_ASCII));
     MarkerScanner out = new MarkerScanner(Channel.STDOUT, this::current, this::markerSeen);
     MarkerScanner err = new MarkerScanner(Channel.STDERR, this::current, this::markerSeen);
     stdoutScanner = out;

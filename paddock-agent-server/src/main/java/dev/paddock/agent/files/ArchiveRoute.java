@@ -43,8 +43,10 @@ final class ArchiveRoute {
 
   private final PathGuard guard;
   private final Path workspace;
+  private final GitArchive git;
 
-  ArchiveRoute(PathGuard guard, Path workspace) {
+  ArchiveRoute(PathGuard guard, Path workspace, GitArchive git) {
+    this.git = git;
     this.guard = guard;
     this.workspace = workspace;
   }
@@ -65,7 +67,7 @@ final class ArchiveRoute {
       if (baseRef.isPresent() && baseRef.get().startsWith("-")) {
         throw HttpError.badRequest("base_ref must not start with '-', got '" + baseRef.get() + "'");
       }
-      GitArchive.respondDelta(call, dir, baseRef, excludes.patterns());
+      git.respondDelta(call, dir, baseRef, excludes.patterns());
     } else {
       respondTarGz(call, dir, excludes);
     }
@@ -92,8 +94,8 @@ final class ArchiveRoute {
     }
   }
 
-  private static void respondTarGz(Call call, Path dir, ExcludeRules excludes) throws IOException {
-    for (Map.Entry<String, String> header : GitArchive.repoHeaders(dir).entrySet()) {
+  private void respondTarGz(Call call, Path dir, ExcludeRules excludes) throws IOException {
+    for (Map.Entry<String, String> header : git.repoHeaders(dir).entrySet()) {
       call.setHeader(header.getKey(), header.getValue());
     }
     call.setHeader("X-Archive-Format", TAR_GZ);

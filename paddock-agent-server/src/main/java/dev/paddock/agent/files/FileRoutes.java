@@ -1,6 +1,8 @@
 package dev.paddock.agent.files;
 
 import dev.paddock.agent.AgentConfig;
+import dev.paddock.agent.git.GitArchive;
+import dev.paddock.agent.user.CommandUser;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.JsonBody;
@@ -33,19 +35,28 @@ public final class FileRoutes {
   private static final Map<String, Boolean> SUCCESS = Map.of("success", true);
 
   private final PathGuard guard;
+  private final CommandUser user;
 
-  private FileRoutes(PathGuard guard) {
+  private FileRoutes(PathGuard guard, CommandUser user) {
     this.guard = guard;
+    this.user = user;
   }
 
-  public static void register(Router router, AgentConfig config) {
+  /**
+   * Registers the routes; files and directories they create are owned by {@code user} (see {@link
+   * CommandUser#own}).
+   */
+  public static void register(Router router, AgentConfig config, CommandUser user) {
     PathGuard guard = new PathGuard(config.fileRoots());
-    FileRoutes routes = new FileRoutes(guard);
+    FileRoutes routes = new FileRoutes(guard, user);
     router
         .add("POST", "/api/file/upload", routes::upload)
         .add("GET", "/api/file/download", routes::download)
         .add("POST", "/api/file/create_directory", routes::createDirectory)
-        .add("GET", "/api/file/archive", new ArchiveRoute(guard, config.workspace())::handle);
+        .add(
+            "GET",
+            "/api/file/archive",
+            new ArchiveRoute(guard, config.workspace(), GitArchive.create(user))::handle);
   }
 
   /**
@@ -62,19 +73,20 @@ public final class FileRoutes {
     MultipartReader parts =
         new MultipartReader(call.body(), MultipartReader.boundaryOf(call.contentType()));
     try {
-      receive(parts, target);
+      receive(parts, target, user);
     } catch (FileSystemException e) {
       throw FileErrors.translate(e);
     }
     call.sendJson(200, SUCCESS);
   }
 
-  private static void receive(MultipartReader parts, Path target) throws IOException {
+  private static void receive(MultipartReader parts, Path target, CommandUser user)
+      throws IOException {
     StagedFile staged = null;
     try {
       for (var part = parts.next(); part.isPresent(); part = parts.next()) {
         if (staged == null && part.get().name().equals("file")) {
-          staged = StagedFile.create(target);
+          staged = StagedFile.create(target, user);
           staged.write(part.get().body());
         }
       }
@@ -151,7 +163,8 @@ public final class FileRoutes {
 
   /**
    * {@code POST /api/file/create_directory}: {@code path} from the query or a JSON body {@code
-   * {"path": ...}}; {@code mkdir -p}, succeeding when the directory already exists.
+   * {"path": ...}}; {@code mkdir -p}, succeeding when the directory already exists. The command
+   * user owns the directories it creates.
    */
   private void createDirectory(Call call) throws IOException {
     call.allowQuery(PATH_ONLY);
@@ -160,7 +173,7 @@ public final class FileRoutes {
       throw HttpError.badRequest("'" + dir + "' exists and is not a directory");
     }
     try {
-      Files.createDirectories(dir);
+      user.createDirectories(dir);
     } catch (FileSystemException e) {
       throw FileErrors.translate(e);
     }

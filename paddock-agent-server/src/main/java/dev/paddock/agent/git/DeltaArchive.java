@@ -122,9 +122,11 @@ final class DeltaArchive {
     GitResult common = git.run(GitCommand.in(repo.dir(), "rev-parse", "--git-common-dir"));
     check(common);
     Path objects = repo.dir().resolve(common.text()).resolve("objects").normalize();
-    Path scratchObjects = Files.createDirectory(scratch.resolve("objects"));
+    // git writes the scratch index and objects as the command user, in directories it owns.
+    Path work = scratch.createDirectoryFor("git", git.user());
+    Path scratchObjects = scratch.createDirectoryFor("git/objects", git.user());
     return Map.of(
-        "GIT_INDEX_FILE", scratch.resolve("index").toString(),
+        "GIT_INDEX_FILE", work.resolve("index").toString(),
         "GIT_OBJECT_DIRECTORY", scratchObjects.toString(),
         "GIT_ALTERNATE_OBJECT_DIRECTORIES", objects.toString());
   }

@@ -1,5 +1,6 @@
 package dev.paddock.agent.git;
 
+import dev.paddock.agent.user.CommandUser;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import java.io.IOException;
@@ -10,14 +11,22 @@ import java.util.Optional;
 
 /**
  * The git side of {@code GET /api/file/archive}: the {@code git-delta} format and the {@code
- * X-Archive-*} repository headers. Stateless and thread-safe; each call runs its own git processes
- * (see {@link DeltaArchive} for how the user's repository is kept untouched).
+ * X-Archive-*} repository headers. Immutable and thread-safe; each call runs its own git processes
+ * as the command user (see {@link DeltaArchive} for how the user's repository is kept untouched).
  */
 public final class GitArchive {
   private static final System.Logger LOG = System.getLogger("paddock.agent.git");
-  private static final GitCli GIT = GitCli.system();
 
-  private GitArchive() {}
+  private final GitCli git;
+
+  private GitArchive(GitCli git) {
+    this.git = git;
+  }
+
+  /** Archives whose git processes run as {@code user}. */
+  public static GitArchive create(CommandUser user) {
+    return new GitArchive(GitCli.system(user));
+  }
 
   /**
    * Answers a {@code format=git-delta} archive request for {@code dir} (absolute, an existing
@@ -38,10 +47,10 @@ public final class GitArchive {
    *
    * @param excludes exclude patterns, already including the defaults when they apply
    */
-  public static void respondDelta(
-      Call call, Path dir, Optional<String> baseRef, List<String> excludes) throws IOException {
+  public void respondDelta(Call call, Path dir, Optional<String> baseRef, List<String> excludes)
+      throws IOException {
     try {
-      new DeltaArchive(GIT).respond(call, dir, baseRef, excludes);
+      new DeltaArchive(git).respond(call, dir, baseRef, excludes);
     } catch (GitFailure e) {
       throw e.asHttpError();
     }
@@ -53,11 +62,11 @@ public final class GitArchive {
    * repository at or below {@code dir}; empty when there is none (or several). Headers git has no
    * value for (no origin, detached HEAD, no commit) are left out.
    */
-  public static Map<String, String> repoHeaders(Path dir) {
+  public Map<String, String> repoHeaders(Path dir) {
     try {
-      RepoFinder repos = new RepoFinder(GIT);
+      RepoFinder repos = new RepoFinder(git);
       Optional<Repo> repo = repos.forHeaders(dir);
-      return repo.isPresent() ? new RepoHeaders(GIT).of(repo.get()) : Map.of();
+      return repo.isPresent() ? new RepoHeaders(git).of(repo.get()) : Map.of();
     } catch (IOException | GitFailure e) {
       // Metadata is best effort: an archive without these headers is still an archive.
       LOG.log(System.Logger.Level.WARNING, "no repository headers for " + dir, e);

@@ -1,5 +1,6 @@
 package dev.paddock.agent.git;
 
+import dev.paddock.agent.user.CommandUser;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,6 +22,12 @@ import java.util.concurrent.TimeoutException;
  * process gets an argv list (never a shell), {@code -c core.quotepath=off}, a whitelisted
  * environment with {@code GIT_TERMINAL_PROMPT=0} and {@code GIT_OPTIONAL_LOCKS=0}, a closed stdin,
  * and a timeout after which it is killed together with its descendants.
+ *
+ * <p>With a switched {@link CommandUser} every git runs as that user, with {@code -c
+ * safe.directory=*}: git's ownership check guards a more privileged user against a repository's
+ * config (hooks, fsmonitor) written by a less privileged one, and here git runs as the least
+ * privileged user there is, who can run any program anyway; the check would only refuse
+ * repositories the agent or an image created as root.
  *
  * <p>Threading: the calling thread blocks until the process ends; standard output and error are
  * drained by two short-lived virtual threads per process so a chatty git can never fill a pipe and
@@ -46,19 +53,35 @@ final class GitCli {
 
   private final String executable;
   private final Map<String, String> environment;
+  private final CommandUser user;
 
   /**
    * @param executable the git program (a name looked up on {@code PATH}, or a path)
    * @param environment the complete base environment of every process
+   * @param user who git runs as
    */
-  GitCli(String executable, Map<String, String> environment) {
+  GitCli(String executable, Map<String, String> environment, CommandUser user) {
     this.executable = executable;
     this.environment = Map.copyOf(environment);
+    this.user = user;
   }
 
-  /** {@code git} from {@code PATH} with {@link #baseEnvironment} of this JVM's environment. */
-  static GitCli system() {
-    return new GitCli("git", baseEnvironment(System.getenv()));
+  /** {@code git} as the agent itself (tests). */
+  GitCli(String executable, Map<String, String> environment) {
+    this(executable, environment, CommandUser.agentItself());
+  }
+
+  /**
+   * {@code git} from {@code PATH} as {@code user}, with {@link #baseEnvironment} of this JVM's
+   * environment and the user's {@code HOME}.
+   */
+  static GitCli system(CommandUser user) {
+    return new GitCli("git", user.environment(baseEnvironment(System.getenv())), user);
+  }
+
+  /** Who git runs as: scratch files git must write are given to this user. */
+  CommandUser user() {
+    return user;
   }
 
   /** The whitelisted part of {@code agentEnvironment} plus the settings that keep git quiet. */
@@ -104,8 +127,11 @@ final class GitCli {
 
   private ProcessBuilder builder(GitCommand command) {
     List<String> argv = new ArrayList<>(List.of(executable, "-c", "core.quotepath=off"));
+    if (user.switchTo().isPresent()) {
+      argv.addAll(List.of("-c", "safe.directory=*"));
+    }
     argv.addAll(command.args());
-    ProcessBuilder builder = new ProcessBuilder(argv).directory(command.cwd().toFile());
+    ProcessBuilder builder = new ProcessBuilder(user.wrap(argv)).directory(command.cwd().toFile());
     builder.environment().clear();
     builder.environment().putAll(environment);
     builder.environment().putAll(command.env());

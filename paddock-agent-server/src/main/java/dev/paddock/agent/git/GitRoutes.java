@@ -2,6 +2,7 @@ package dev.paddock.agent.git;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.paddock.agent.AgentConfig;
+import dev.paddock.agent.user.CommandUser;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.Json;
@@ -42,8 +43,9 @@ public final class GitRoutes {
     this.versions = new FileVersions(git);
   }
 
-  public static void register(Router router, AgentConfig config) {
-    register(router, config, GitCli.system());
+  /** Registers the routes; their git processes run as {@code user}. */
+  public static void register(Router router, AgentConfig config, CommandUser user) {
+    register(router, config, GitCli.system(user));
   }
 
   static void register(Router router, AgentConfig config, GitCli git) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.paddock.agent.AgentConfig;
+import dev.paddock.agent.user.CommandUser;
 import dev.paddock.http.Json;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
@@ -28,7 +29,8 @@ class BashServiceTest {
             .eventsDir(root.resolve("events"))
             .maxEvents(MAX_EVENTS)
             .killGrace(Duration.ofMillis(500))
-            .build());
+            .build(),
+        CommandUser.agentItself());
   }
 
   private static CommandRequest oneShot(String command, Map<String, String> env) {

@@ -3,6 +3,7 @@ package dev.paddock.agent.git;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.agent.AgentFixture;
+import dev.paddock.agent.user.CommandUser;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -19,7 +20,8 @@ class GitRepoHeadersTest {
     repo.git("checkout", "-q", "-b", "feature/ü");
     String head = repo.commitAll("base");
 
-    Map<String, String> headers = GitArchive.repoHeaders(repo.dir());
+    Map<String, String> headers =
+        GitArchive.create(CommandUser.agentItself()).repoHeaders(repo.dir());
 
     assertThat(headers)
         .containsEntry("X-Archive-Repo-Remote", "https://***@github.example/acme/proj.git")
@@ -36,7 +38,7 @@ class GitRepoHeadersTest {
     String head = repo.commitAll("base");
     repo.git("checkout", "-q", "--detach");
 
-    assertThat(GitArchive.repoHeaders(repo.dir()))
+    assertThat(GitArchive.create(CommandUser.agentItself()).repoHeaders(repo.dir()))
         .containsOnlyKeys("X-Archive-Head-Commit", "X-Archive-Repo-Root")
         .containsEntry("X-Archive-Head-Commit", head);
   }
@@ -45,6 +47,6 @@ class GitRepoHeadersTest {
   void noRepositoryMeansNoHeaders() throws Exception {
     Path plain = Files.createDirectories(agent.workspace().resolve("plain"));
 
-    assertThat(GitArchive.repoHeaders(plain)).isEmpty();
+    assertThat(GitArchive.create(CommandUser.agentItself()).repoHeaders(plain)).isEmpty();
   }
 }
