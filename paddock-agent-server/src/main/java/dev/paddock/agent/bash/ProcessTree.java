@@ -41,27 +41,14 @@ final class ProcessTree {
     List<ProcessHandle> targets = new ArrayList<>();
     targets.add(leader);
     leader.descendants().forEach(targets::add);
-    List<String> argv = new ArrayList<>(List.of(KILL, "-s", signal, "--"));
-    if (leaderOwnsGroup) {
-      argv.add("-" + leader.pid());
-    }
-    for (ProcessHandle p : targets) {
-      if (p.isAlive()) {
-        argv.add(Long.toString(p.pid()));
-      }
-    }
-    runQuietly(argv);
+    send(signal, leaderOwnsGroup ? leader.pid() : 0, targets);
   }
 
   /** Sends {@code signal} only to the descendants of {@code parent} (a shell that must survive). */
   static void signalDescendants(ProcessHandle parent, String signal) {
-    List<String> argv = new ArrayList<>(List.of(KILL, "-s", signal, "--"));
-    parent
-        .descendants()
-        .filter(ProcessHandle::isAlive)
-        .forEach(p -> argv.add(Long.toString(p.pid())));
-    if (argv.size() > 4) {
-      runQuietly(argv);
+    List<ProcessHandle> targets = parent.descendants().filter(ProcessHandle::isAlive).toList();
+    if (!targets.isEmpty()) {
+      send(signal, 0, targets);
     }
   }
 
@@ -87,17 +74,10 @@ final class ProcessTree {
         break;
       }
     }
-    List<String> argv = new ArrayList<>(List.of(KILL, "-s", "KILL", "--"));
-    if (leaderOwnsGroup) {
-      argv.add("-" + leader.pid());
-    }
-    for (ProcessHandle p : tree) {
-      if (p.isAlive()) {
-        argv.add(Long.toString(p.pid()));
-      }
-    }
-    if (argv.size() > 4) {
-      runQuietly(argv);
+    leader.descendants().forEach(tree::add);
+    List<ProcessHandle> left = tree.stream().filter(ProcessHandle::isAlive).toList();
+    if (leaderOwnsGroup || !left.isEmpty()) {
+      send("KILL", leaderOwnsGroup ? leader.pid() : 0, left);
     }
   }
 
@@ -123,7 +103,25 @@ final class ProcessTree {
     };
   }
 
-  private static void runQuietly(List<String> argv) {
+  /**
+   * Sends {@code signal} to the process group {@code group} (0: none) and to {@code targets}
+   * through kill(1). When no process can be started, because the sandbox's pids limit is exhausted
+   * (a fork bomb), TERM and KILL are sent directly instead, which needs no fork: to the targets, to
+   * every process in the group, and again while the group still has members.
+   */
+  private static void send(String signal, long group, List<ProcessHandle> targets) {
+    List<String> argv = new ArrayList<>(List.of(KILL, "-s", signal, "--"));
+    if (group > 0) {
+      argv.add("-" + group);
+    }
+    for (ProcessHandle p : targets) {
+      if (p.isAlive()) {
+        argv.add(Long.toString(p.pid()));
+      }
+    }
+    if (argv.size() == 4) {
+      return;
+    }
     try {
       Process kill =
           new ProcessBuilder(argv)
@@ -132,10 +130,64 @@ final class ProcessTree {
               .start();
       kill.waitFor(5, TimeUnit.SECONDS);
     } catch (IOException e) {
-      throw new IllegalStateException("cannot run " + argv.get(0) + ": " + e.getMessage(), e);
+      if (!signal.equals("KILL") && !signal.equals("TERM")) {
+        throw new IllegalStateException("cannot run " + KILL + ": " + e.getMessage(), e);
+      }
+      signalWithoutFork(signal.equals("KILL"), group, targets);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  private static final int DIRECT_ROUNDS = 200;
+
+  private static void signalWithoutFork(boolean kill, long group, List<ProcessHandle> targets) {
+    targets.forEach(p -> destroy(p, kill));
+    if (group <= 0) {
+      return;
+    }
+    for (int round = 0; round < DIRECT_ROUNDS; round++) {
+      List<ProcessHandle> members = groupMembers(group);
+      if (members.isEmpty() || !kill && round > 0) {
+        return;
+      }
+      members.forEach(p -> destroy(p, kill));
+    }
+  }
+
+  private static void destroy(ProcessHandle p, boolean kill) {
+    try {
+      if (kill) {
+        p.destroyForcibly();
+      } else {
+        p.destroy();
+      }
+    } catch (IllegalStateException | SecurityException e) {
+      // Gone, or this very process: nothing to signal.
+    }
+  }
+
+  /** Live processes whose process group is {@code group}, read from /proc (no fork). */
+  static List<ProcessHandle> groupMembers(long group) {
+    List<ProcessHandle> members = new ArrayList<>();
+    try (java.nio.file.DirectoryStream<Path> procs =
+        Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+      for (Path proc : procs) {
+        try {
+          String stat = Files.readString(proc.resolve("stat"));
+          // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+          String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          if (Long.parseLong(fields[2]) == group && !fields[0].equals("Z")) {
+            ProcessHandle.of(Long.parseLong(proc.getFileName().toString())).ifPresent(members::add);
+          }
+        } catch (IOException | RuntimeException e) {
+          // It exited while we looked.
+        }
+      }
+    } catch (IOException e) {
+      return members;
+    }
+    return members;
   }
 
   static Optional<String> findOnPath(String name) {

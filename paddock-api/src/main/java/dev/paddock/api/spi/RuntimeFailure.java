@@ -25,6 +25,7 @@ public record RuntimeFailure(Kind kind, String rawDetail) {
     IMAGE_MISSING("The sandbox image is not available."),
     IMAGE_UNSUITABLE("The sandbox image cannot run the agent (it needs glibc and a shell)."),
     ENGINE_UNREACHABLE("The container engine cannot be reached right now."),
+    CALLBACK_UNREACHABLE("The sandbox cannot reach the control plane's callback URL."),
     CAPACITY("The system is at capacity right now. Please try again in a few minutes."),
     UNKNOWN("The sandbox failed to start for an unexpected reason. Please try again.");
 

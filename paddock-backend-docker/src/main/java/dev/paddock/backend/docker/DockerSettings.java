@@ -1,0 +1,236 @@
+package dev.paddock.backend.docker;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The Docker backend's settings, read once from the control plane's flattened settings. Every
+ * setting {@code docker.x-y} may also be given as the environment variable {@code
+ * PADDOCK_DOCKER_X_Y}; the property wins.
+ *
+ * @param dockerHost the engine ({@code docker.host}, else {@code DOCKER_HOST}, else the unix socket
+ *     {@code /var/run/docker.sock})
+ * @param dataDir {@code paddock.data-dir}: the runtime bundle is cached in {@code <dir>/runtime}
+ * @param agentJar the agent-server's shaded jar ({@code docker.agent-jar}, default {@code
+ *     <paddock.home>/paddock-agent-server/target/paddock-agent-server-all.jar})
+ * @param jvmOptions the agent's JVM options file, if present next to its module
+ * @param bundle a prebuilt runtime bundle directory ({@code docker.runtime-bundle}); else built
+ * @param network {@code bridge} (default) or {@code host} ({@code docker.network})
+ * @param bindAddress host address published ports bind to in bridge mode ({@code
+ *     docker.bind-address}, default {@code 127.0.0.1})
+ * @param urlPattern exposed URLs, with {@code {host}} and {@code {port}} ({@code
+ *     docker.url-pattern}, default {@code http://{host}:{port}})
+ * @param urlHost the {@code {host}} of exposed URLs ({@code docker.url-host}, default 127.0.0.1)
+ * @param workerPorts container ports published as WORKER_1, WORKER_2... in bridge mode ({@code
+ *     docker.worker-ports}, default {@code 12000,12001})
+ * @param images the specs' images, the first is the default ({@code docker.image}, {@code
+ *     docker.images}; default {@code paddock/sandbox:bookworm})
+ * @param pull {@code missing} (default: pull an image that is not present) or {@code never}
+ * @param resources default limits ({@code docker.memory} 2g, {@code docker.cpus}, {@code
+ *     docker.pids-limit} 1024, {@code docker.disk})
+ * @param runAs {@code uid:gid} commands run as ({@code docker.run-as}, default {@code 1000:1000})
+ * @param readyTimeout start and resume wait ({@code docker.ready-timeout}, default 60 s)
+ * @param stopGrace SIGTERM to SIGKILL on delete ({@code docker.stop-grace}, default 5 s)
+ * @param callbackUrl the control plane's URL as seen from inside sandboxes, checked at start
+ *     ({@code docker.callback-url}); given to the agent as {@code PADDOCK_CALLBACK_URL}
+ * @param specEnv every spec's environment ({@code docker.spec.env.<NAME>})
+ */
+record DockerSettings(
+    String dockerHost,
+    Path dataDir,
+    Path agentJar,
+    Optional<Path> jvmOptions,
+    Optional<Path> bundle,
+    String network,
+    String bindAddress,
+    String urlPattern,
+    String urlHost,
+    List<Integer> workerPorts,
+    List<String> images,
+    String pull,
+    Limits resources,
+    String runAs,
+    Duration readyTimeout,
+    Duration stopGrace,
+    Optional<String> callbackUrl,
+    Map<String, String> specEnv) {
+
+  static final String DEFAULT_IMAGE = "paddock/sandbox:bookworm";
+
+  /** The agent's port inside the container in bridge mode. */
+  static final int AGENT_PORT = 8000;
+
+  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmgt]?)i?b?");
+  private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m)");
+  private static final Pattern UID_GID = Pattern.compile("\\d+:\\d+");
+  private static final String SPEC_ENV_PREFIX = "docker.spec.env.";
+
+  /** Default limits of every spec. */
+  record Limits(
+      OptionalLong memoryBytes, OptionalDouble cpus, OptionalInt pids, OptionalLong diskBytes) {}
+
+  DockerSettings {
+    workerPorts = List.copyOf(workerPorts);
+    images = List.copyOf(images);
+    specEnv = Map.copyOf(specEnv);
+  }
+
+  boolean hostNetwork() {
+    return network.equals("host");
+  }
+
+  static DockerSettings from(Map<String, String> settings) {
+    Reader r = new Reader(settings);
+    Path home = Path.of(settings.getOrDefault("paddock.home", ".")).toAbsolutePath().normalize();
+    Path agentModule = home.resolve("paddock-agent-server");
+    Path options = agentModule.resolve("agent-jvm.options");
+    String network = r.get("network").orElse("bridge").trim().toLowerCase(Locale.ROOT);
+    if (!network.equals("bridge") && !network.equals("host")) {
+      throw new IllegalArgumentException(
+          "docker.network: '" + network + "' is neither 'bridge' nor 'host'");
+    }
+    String pull = r.get("pull").orElse("missing").trim().toLowerCase(Locale.ROOT);
+    if (!pull.equals("missing") && !pull.equals("never")) {
+      throw new IllegalArgumentException(
+          "docker.pull: '" + pull + "' is neither 'missing' nor 'never'");
+    }
+    String runAs = r.get("run-as").orElse("1000:1000").trim();
+    if (!UID_GID.matcher(runAs).matches() || runAs.startsWith("0:")) {
+      throw new IllegalArgumentException(
+          "docker.run-as: '" + runAs + "' must be uid:gid of an unprivileged user, e.g. 1000:1000");
+    }
+    List<String> images = new ArrayList<>();
+    images.add(r.get("image").orElse(DEFAULT_IMAGE).trim());
+    r.get("images").map(DockerSettings::words).orElse(List.of()).stream()
+        .filter(image -> !images.contains(image))
+        .forEach(images::add);
+    return new DockerSettings(
+        Optional.ofNullable(settings.get("docker.host"))
+            .or(() -> Optional.ofNullable(settings.get("DOCKER_HOST")))
+            .filter(s -> !s.isBlank())
+            .orElse("unix:///var/run/docker.sock"),
+        dataDir(settings),
+        r.get("agent-jar")
+            .map(Path::of)
+            .orElse(agentModule.resolve("target").resolve("paddock-agent-server-all.jar")),
+        java.nio.file.Files.isRegularFile(options) ? Optional.of(options) : Optional.empty(),
+        r.get("runtime-bundle").map(Path::of),
+        network,
+        r.get("bind-address").orElse("127.0.0.1").trim(),
+        r.get("url-pattern").orElse("http://{host}:{port}").trim(),
+        r.get("url-host").orElse("127.0.0.1").trim(),
+        r.get("worker-ports").map(DockerSettings::words).orElse(List.of("12000", "12001")).stream()
+            .map(Integer::valueOf)
+            .toList(),
+        images,
+        pull,
+        new Limits(
+            size(r.get("memory").orElse("2g"), "docker.memory"),
+            r.get("cpus")
+                .map(Double::parseDouble)
+                .map(OptionalDouble::of)
+                .orElse(OptionalDouble.empty()),
+            OptionalInt.of(Integer.parseInt(r.get("pids-limit").orElse("1024").trim())),
+            r.get("disk").map(s -> size(s, "docker.disk")).orElse(OptionalLong.empty())),
+        runAs,
+        duration(r.get("ready-timeout"), "docker.ready-timeout", Duration.ofSeconds(60)),
+        duration(r.get("stop-grace"), "docker.stop-grace", Duration.ofSeconds(5)),
+        r.get("callback-url").filter(s -> !s.isBlank()),
+        specEnv(settings));
+  }
+
+  /** The URL of a published port. */
+  String url(int port) {
+    return urlPattern.replace("{host}", urlHost).replace("{port}", Integer.toString(port));
+  }
+
+  private record Reader(Map<String, String> settings) {
+    Optional<String> get(String name) {
+      String property = settings.get("docker." + name);
+      if (property != null) {
+        return Optional.of(property);
+      }
+      String env = "PADDOCK_DOCKER_" + name.toUpperCase(Locale.ROOT).replace('-', '_');
+      return Optional.ofNullable(settings.get(env));
+    }
+  }
+
+  private static List<String> words(String text) {
+    return Arrays.stream(text.split("[,\\s]+")).filter(s -> !s.isBlank()).toList();
+  }
+
+  private static Path dataDir(Map<String, String> settings) {
+    String dir = settings.get("paddock.data-dir");
+    Path path = dir != null ? Path.of(dir) : Path.of(System.getProperty("user.home"), ".paddock");
+    return path.toAbsolutePath().normalize();
+  }
+
+  private static Map<String, String> specEnv(Map<String, String> settings) {
+    Map<String, String> env = new TreeMap<>();
+    settings.forEach(
+        (key, value) -> {
+          if (key.startsWith(SPEC_ENV_PREFIX) && key.length() > SPEC_ENV_PREFIX.length()) {
+            env.put(key.substring(SPEC_ENV_PREFIX.length()), value);
+          }
+        });
+    return env;
+  }
+
+  /**
+   * {@code 512m}, {@code 2g}, {@code 2GiB}, plain bytes; {@code 0} or {@code none} for no limit.
+   */
+  static OptionalLong size(String text, String name) {
+    String value = text.trim().toLowerCase(Locale.ROOT);
+    if (value.isEmpty() || value.equals("none") || value.equals("0")) {
+      return OptionalLong.empty();
+    }
+    Matcher m = SIZE.matcher(value);
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          name + ": '" + text + "' is not a size (write e.g. 512m, 2g or a byte count)");
+    }
+    long n = Long.parseLong(m.group(1));
+    int shift =
+        switch (m.group(2)) {
+          case "k" -> 10;
+          case "m" -> 20;
+          case "g" -> 30;
+          case "t" -> 40;
+          default -> 0;
+        };
+    return OptionalLong.of(n << shift);
+  }
+
+  static Duration duration(Optional<String> text, String name, Duration fallback) {
+    if (text.isEmpty() || text.get().isBlank()) {
+      return fallback;
+    }
+    String value = text.get().trim();
+    if (value.startsWith("PT") || value.startsWith("pt")) {
+      return Duration.parse(value);
+    }
+    Matcher m = SHORT_DURATION.matcher(value);
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          name + ": '" + value + "' is not a duration (write e.g. 500ms, 5s, 2m or PT5S)");
+    }
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "ms" -> Duration.ofMillis(n);
+      case "s" -> Duration.ofSeconds(n);
+      default -> Duration.ofMinutes(n);
+    };
+  }
+}

@@ -1,0 +1,194 @@
+package dev.paddock.backend.docker;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.spi.ToolProvider;
+import java.util.stream.Stream;
+
+/**
+ * The self-contained agent runtime every sandbox container mounts read-only at {@code
+ * /opt/paddock}: a JRE cut down by jlink (with its default CDS archive), the agent-server's shaded
+ * jar, its JVM options and the entry script that checks the image contract. Nothing of Paddock has
+ * to be in the sandbox image, so any glibc image with {@code /bin/sh}, bash and setpriv works.
+ *
+ * <p>Built once per (agent jar, JDK) pair into {@code <cache>/<key>/}, in a temporary directory
+ * renamed into place, so a crash never leaves a half bundle that looks whole. Thread-safe.
+ */
+final class RuntimeBundle {
+  /** Where containers see the bundle. */
+  static final String MOUNT = "/opt/paddock";
+
+  /** The modules the agent-server needs (jdeps, minus paths it never takes). */
+  static final List<String> MODULES =
+      List.of("java.base", "java.logging", "jdk.httpserver", "jdk.unsupported");
+
+  private static final System.Logger LOG = System.getLogger("paddock.backend.docker");
+  private static final Object LOCK = new Object();
+
+  private RuntimeBundle() {}
+
+  /**
+   * The bundle for {@code agentJar}, built under {@code cacheDir} if it is not there yet.
+   *
+   * @param jvmOptions the agent's JVM options file, if any (one option per line)
+   * @throws IllegalStateException when no jlink is available (the control plane runs on a JRE)
+   */
+  static Path ensure(Path cacheDir, Path agentJar, Optional<Path> jvmOptions) {
+    synchronized (LOCK) {
+      try {
+        String key = key(agentJar, jvmOptions);
+        Path bundle = cacheDir.resolve(key);
+        if (Files.isRegularFile(bundle.resolve(".complete"))) {
+          return bundle;
+        }
+        Files.createDirectories(cacheDir);
+        Path temp = Files.createTempDirectory(cacheDir, key + ".partial-");
+        try {
+          long t0 = System.nanoTime();
+          build(temp, agentJar, jvmOptions);
+          Files.writeString(temp.resolve(".complete"), key + "\n");
+          moveIntoPlace(temp, bundle);
+          LOG.log(
+              System.Logger.Level.INFO,
+              "docker backend: built the agent runtime bundle {0} in {1} ms",
+              bundle,
+              (System.nanoTime() - t0) / 1_000_000);
+        } finally {
+          deleteTree(temp);
+        }
+        return bundle;
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot build the agent runtime bundle in " + cacheDir, e);
+      }
+    }
+  }
+
+  private static void moveIntoPlace(Path temp, Path bundle) throws IOException {
+    try {
+      Files.move(temp, bundle, StandardCopyOption.ATOMIC_MOVE);
+    } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException e) {
+      if (!Files.isRegularFile(bundle.resolve(".complete"))) {
+        throw e;
+      }
+      // Another control plane on this host built it first: theirs is as good as ours.
+    } catch (IOException e) {
+      if (!Files.isRegularFile(bundle.resolve(".complete"))) {
+        throw e;
+      }
+    }
+  }
+
+  /** A short digest of everything that goes into the bundle. */
+  static String key(Path agentJar, Optional<Path> jvmOptions) throws IOException {
+    MessageDigest digest;
+    try {
+      digest = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError("every JDK has SHA-256", e);
+    }
+    try (InputStream in = Files.newInputStream(agentJar)) {
+      byte[] buffer = new byte[64 * 1024];
+      for (int n; (n = in.read(buffer)) > 0; ) {
+        digest.update(buffer, 0, n);
+      }
+    }
+    if (jvmOptions.isPresent()) {
+      digest.update(Files.readAllBytes(jvmOptions.get()));
+    }
+    digest.update(Runtime.version().toString().getBytes(StandardCharsets.UTF_8));
+    digest.update(String.join(",", MODULES).getBytes(StandardCharsets.UTF_8));
+    digest.update(entryScript());
+    return "agent-" + HexFormat.of().formatHex(digest.digest()).substring(0, 16);
+  }
+
+  private static void build(Path dir, Path agentJar, Optional<Path> jvmOptions) throws IOException {
+    jlink(dir.resolve("jre"));
+    Path agentDir = Files.createDirectories(dir.resolve("agent"));
+    Files.copy(agentJar, agentDir.resolve("paddock-agent.jar"));
+    Path options = dir.resolve("agent-jvm.options");
+    if (jvmOptions.isPresent()) {
+      Files.copy(jvmOptions.get(), options);
+    } else {
+      Files.writeString(options, "-XX:+UseSerialGC\n-Xmx64m\n-XX:TieredStopAtLevel=1\n");
+    }
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    Path entry = bin.resolve("paddock-sandbox");
+    Files.write(entry, entryScript());
+    Files.setPosixFilePermissions(entry, PosixFilePermissions.fromString("rwxr-xr-x"));
+    // Readable by anyone: the mount is read-only, and the agent may run as any user.
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.toList()) {
+        Files.setPosixFilePermissions(
+            p,
+            PosixFilePermissions.fromString(
+                Files.isDirectory(p) || Files.isExecutable(p) ? "rwxr-xr-x" : "rw-r--r--"));
+      }
+    }
+  }
+
+  private static void jlink(Path output) {
+    ToolProvider jlink =
+        ToolProvider.findFirst("jlink")
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "the docker backend builds its agent runtime with jlink, which this"
+                            + " Java runtime lacks: run the control plane on a JDK (21 or newer)"));
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(log, true, StandardCharsets.UTF_8);
+    int code =
+        jlink.run(
+            out,
+            out,
+            "--add-modules",
+            String.join(",", MODULES),
+            "--output",
+            output.toString(),
+            "--strip-debug",
+            "--no-header-files",
+            "--no-man-pages",
+            "--generate-cds-archive");
+    if (code != 0) {
+      throw new IllegalStateException(
+          "jlink failed (" + code + "): " + log.toString(StandardCharsets.UTF_8).trim());
+    }
+  }
+
+  static byte[] entryScript() {
+    try (InputStream in = RuntimeBundle.class.getResourceAsStream("paddock-sandbox.sh")) {
+      if (in == null) {
+        throw new IllegalStateException("paddock-sandbox.sh is missing from the class path");
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}

@@ -1,0 +1,159 @@
+package dev.paddock.backend.docker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.paddock.api.Resources;
+import dev.paddock.api.SandboxSpec;
+import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.SandboxBackend;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a command inside a Docker sandbox can and cannot do, proven on a real engine: it runs as an
+ * unprivileged user with no capabilities; going past the memory limit kills that command (reported
+ * as an OOM kill) while the sandbox stays RUNNING and answers; a fork bomb stops at the pids limit
+ * and the sandbox survives; host paths outside the mounts and the engine's socket are not there; no
+ * key or secret is readable. One sandbox (256 MiB, 128 pids) serves every test.
+ */
+class DockerIsolationTest {
+  private static DockerEngine engine;
+  private static Set<String> before;
+  private static SandboxBackend backend;
+  private static Sandboxes sandboxes;
+  private static Sandboxes.Sandbox sandbox;
+
+  @BeforeAll
+  static void start() {
+    engine = DockerTestEngine.require();
+    before = DockerTestEngine.managedContainers(engine);
+    backend = DockerTestEngine.backend(Map.of());
+    sandboxes = new Sandboxes(backend);
+    SandboxSpec limited =
+        SandboxSpec.builder(DockerTestEngine.IMAGE)
+            .workingDir("/workspace")
+            .resources(
+                new Resources(
+                    OptionalDouble.of(1.0),
+                    OptionalLong.of(256L << 20),
+                    OptionalInt.of(128),
+                    OptionalLong.empty()))
+            .build();
+    sandbox = sandboxes.start("sb-isolation", limited);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (sandboxes != null) {
+      try {
+        sandboxes.close();
+      } finally {
+        backend.close();
+        DockerTestEngine.assertNoNewContainers(engine, before);
+      }
+    }
+  }
+
+  private static Map<String, Object> run(String command) {
+    return sandboxes.exec(sandbox, command, 60);
+  }
+
+  private static void assertStillServing() {
+    assertThat(backend.inspect(sandbox.handle()).status()).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(Sandboxes.stdout(run("echo still-here"))).contains("still-here");
+  }
+
+  @Test
+  void commandsRunAsAnUnprivilegedUserWithoutCapabilities() {
+    Map<String, Object> result =
+        run("id -u; id -g; id -G; grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status");
+    String out = Sandboxes.stdout(result);
+    assertThat(out.lines().limit(3)).containsExactly("1000", "1000", "1000");
+    assertThat(out).contains("CapEff:\t0000000000000000").contains("CapPrm:\t0000000000000000");
+    assertThat(out).contains("CapBnd:\t0000000000000000");
+    // The workspace is theirs to write.
+    assertThat(Sandboxes.exitCode(run("touch /workspace/mine && stat -c %u /workspace/mine")))
+        .isZero();
+  }
+
+  @Test
+  void goingPastTheMemoryLimitKillsTheCommandAndTheSandboxLivesOn() {
+    // tail -c keeps the last 380 MiB it read in memory: past the 256 MiB limit.
+    Map<String, Object> killed = run("head -c 400m /dev/zero | tail -c 380m >/dev/null");
+    assertThat(Sandboxes.exitCode(killed)).isEqualTo(137);
+    assertThat(killed.get("oom_killed")).isEqualTo(true);
+    assertStillServing();
+  }
+
+  @Test
+  void aForkBombStopsAtThePidsLimitAndTheSandboxSurvives() {
+    // Every level waits for its two children, so the bomb holds every pid it gets until the
+    // timeout kills its whole tree.
+    Map<String, Object> bomb = sandboxes.exec(sandbox, "b() { b | b; }; b", 5);
+    assertThat(bomb.get("timed_out")).isEqualTo(true);
+    // Every process of the bomb was killed with its group; the sandbox answers again.
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              Map<String, Object> ps = run("ps -eo pid,ppid,pgid,stat,comm --no-headers");
+              assertThat(Sandboxes.stdout(ps).lines()).as(ps.toString()).hasSizeLessThan(20);
+            });
+    // The cgroup refused forks at its limit ("max N" counts refusals).
+    String events =
+        Sandboxes.stdout(
+            run(
+                "cat /sys/fs/cgroup/pids/pids.events 2>/dev/null || cat /sys/fs/cgroup/pids.events"));
+    assertThat(events).containsPattern("max [1-9]");
+    Map<String, Object> pids =
+        run("cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max");
+    assertThat(Sandboxes.stdout(pids).trim()).isEqualTo("128");
+    assertStillServing();
+  }
+
+  @Test
+  void hostPathsOutsideTheMountsAndTheEngineSocketAreNotThere() {
+    String out =
+        Sandboxes.stdout(
+            run(
+                "for p in /var/run/docker.sock /run/docker.sock /work /root/.m2 /etc/paddock;"
+                    + " do test -e $p && echo present:$p; done;"
+                    + " awk '{print $2}' /proc/mounts | sort -u"));
+    assertThat(out).doesNotContain("present:");
+    assertThat(out.lines())
+        .filteredOn(
+            mount ->
+                !mount.startsWith("/proc")
+                    && !mount.startsWith("/sys")
+                    && !mount.startsWith("/dev"))
+        .containsExactlyInAnyOrder(
+            "/",
+            "/etc/hostname",
+            "/etc/hosts",
+            "/etc/resolv.conf",
+            "/opt/paddock",
+            "/workspace",
+            "/usr/sbin/docker-init"); // the engine's init (pid 1), read-only
+    assertThat(Sandboxes.exitCode(run("touch /opt/paddock/x"))).isNotZero();
+  }
+
+  @Test
+  void noKeyOrSecretIsReadableByCommands() {
+    String probe =
+        "env; for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline /proc/1/mem; do"
+            + " cat $f 2>/dev/null | tr '\\0' '\\n'; done;"
+            + " grep -rs . /var/lib/paddock-agent 2>/dev/null | head -c 100000; true";
+    String seen = Sandboxes.stdout(sandboxes.exec(sandbox, probe, 30));
+    assertThat(seen)
+        .doesNotContain(sandbox.key())
+        .doesNotContain(sandbox.adminKey())
+        .doesNotContain(dev.paddock.api.KeyDigest.sha256Hex(sandbox.key()));
+    assertThat(Sandboxes.exitCode(run("cat /proc/1/environ"))).isNotZero();
+  }
+}
