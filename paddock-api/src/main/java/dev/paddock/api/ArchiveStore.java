@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Where workspace archives and their manifests are kept: a flat key space of immutable objects, as
@@ -42,17 +41,9 @@ public interface ArchiveStore extends AutoCloseable {
    * @throws IllegalArgumentException when it is not
    */
   static String requireValidKey(String key) {
-    if (!Keys.KEY.matcher(key).matches() || Keys.DOTS.matcher(key).find()) {
+    if (!ArchiveKeys.KEY.matcher(key).matches() || ArchiveKeys.DOTS.matcher(key).find()) {
       throw new IllegalArgumentException("malformed archive key '" + key + "'");
     }
     return key;
-  }
-
-  /** The key grammar, compiled once. */
-  final class Keys {
-    private static final Pattern KEY = Pattern.compile("[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*");
-    private static final Pattern DOTS = Pattern.compile("(^|/)\\.+(/|$)");
-
-    private Keys() {}
   }
 }
