@@ -35,8 +35,11 @@ public final class AgentServer implements AutoCloseable {
   /** Header carrying the admin secret on the admin routes. */
   public static final String ADMIN_KEY_HEADER = "X-Paddock-Admin-Key";
 
-  /** The one {@code /api} route the admin key also opens (see {@link #isArchiveRead}). */
+  /** An {@code /api} route the admin key also opens (see {@link #isAdminRead}). */
   public static final String ARCHIVE_ROUTE = "/api/file/archive";
+
+  /** The other {@code /api} route the admin key opens: the read-only environment probe. */
+  public static final String ENVIRONMENT_ROUTE = EnvironmentProbe.ROUTE;
 
   private static final System.Logger LOG = System.getLogger("paddock.agent");
 
@@ -118,7 +121,8 @@ public final class AgentServer implements AutoCloseable {
         .add("GET", "/health", call -> call.sendJson(200, Map.of("status", "ok")))
         .add("GET", "/ready", this::readiness)
         .add("GET", "/server_info", this::serverInfo)
-        .add("PUT", "/admin/session-keys", this::rotateKeys);
+        .add("PUT", "/admin/session-keys", this::rotateKeys)
+        .add("GET", EnvironmentProbe.ROUTE, new EnvironmentProbe(config.workspace())::handle);
     BashRoutes.register(router, bash, config.defaultTimeout().toSeconds());
     FileRoutes.register(router, config, user);
     GitRoutes.register(router, config, user);
@@ -131,18 +135,20 @@ public final class AgentServer implements AutoCloseable {
     }
     var headers = exchange.getRequestHeaders();
     return config.sessionKeys().accepts(headers.getFirst(SESSION_KEY_HEADER))
-        || (isArchiveRead(exchange)
+        || (isAdminRead(exchange)
             && config.adminKeys().accepts(headers.getFirst(ADMIN_KEY_HEADER)));
   }
 
   /**
-   * The admin key also reads workspace archives, so the control plane can archive a sandbox before
-   * deleting it without holding (or rotating in) a session key. It grants nothing new: whoever has
-   * the admin key can already replace the session keys with one of its own.
+   * The admin key also reads workspace archives and the environment probe (OS and tool versions,
+   * for the archive manifest), so the control plane can archive a sandbox before deleting it
+   * without holding (or rotating in) a session key. It grants nothing new: whoever has the admin
+   * key can already replace the session keys with one of its own.
    */
-  private static boolean isArchiveRead(HttpExchange exchange) {
+  private static boolean isAdminRead(HttpExchange exchange) {
+    String path = exchange.getRequestURI().getPath();
     return exchange.getRequestMethod().equals("GET")
-        && exchange.getRequestURI().getPath().equals(ARCHIVE_ROUTE);
+        && (path.equals(ARCHIVE_ROUTE) || path.equals(ENVIRONMENT_ROUTE));
   }
 
   private void readiness(Call call) throws IOException {

@@ -10,9 +10,10 @@ import java.util.Optional;
  * Where workspace archives and their manifests are kept: a flat key space of immutable objects, as
  * in object storage. Keys are {@code /}-separated relative paths of {@code [A-Za-z0-9._-]}
  * segments; no segment is {@code .} or {@code ..}. Implementations are thread-safe; a reader never
- * sees a partly written object.
+ * sees a partly written object. {@link #close} releases what the store holds (connections); the
+ * code that created a store closes it.
  */
-public interface ArchiveStore {
+public interface ArchiveStore extends AutoCloseable {
   /**
    * Stores the content of {@code file} under {@code key}, replacing what was there, all at once
    * (readers see the old object or the whole new one). The file is left where it is.
@@ -29,4 +30,20 @@ public interface ArchiveStore {
 
   /** The size in bytes of the object under {@code key}; empty when there is none. */
   Optional<Long> size(String key) throws IOException;
+
+  /** Releases the store's resources; the default holds none. */
+  @Override
+  default void close() {}
+
+  /**
+   * Returns {@code key} when it is a well-formed key (see above).
+   *
+   * @throws IllegalArgumentException when it is not
+   */
+  static String requireValidKey(String key) {
+    if (!ArchiveKeys.KEY.matcher(key).matches() || ArchiveKeys.DOTS.matcher(key).find()) {
+      throw new IllegalArgumentException("malformed archive key '" + key + "'");
+    }
+    return key;
+  }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.cli;
 
+import dev.paddock.api.ArchiveStore;
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
 import dev.paddock.api.SandboxSpec;
@@ -80,8 +81,10 @@ final class ServerCommand implements Callable<Integer> {
     SandboxSpecService specs =
         ConfiguredSpecService.of(
             allSpecs(provider.specs(settings)), ForwardedEnvironment.fromSettings(settings));
+    ArchiveStore archiveStore = ArchiveStores.fromSettings(settings);
     ControlPlaneSandboxService service =
-        ControlPlaneSandboxService.create(store, backend, specs, config(settings, data, metrics));
+        ControlPlaneSandboxService.create(
+            store, backend, specs, config(settings, data, metrics, archiveStore));
     Optional<String> bootstrapKey =
         ApiServer.bootstrapAdmin(store, Optional.ofNullable(settings.get("PADDOCK_ADMIN_KEY")));
     String bindHost = host != null ? host : settings.getOrDefault("PADDOCK_HOST", "127.0.0.1");
@@ -114,6 +117,7 @@ final class ServerCommand implements Callable<Integer> {
                   reconciler.shutdownNow();
                   server.close();
                   service.close();
+                  archiveStore.close();
                   backend.close();
                   store.close();
                   stopped.countDown();
@@ -205,7 +209,8 @@ final class ServerCommand implements Callable<Integer> {
     return all;
   }
 
-  private static ControlPlaneConfig config(Map<String, String> settings, Path data, Metrics metrics)
+  private static ControlPlaneConfig config(
+      Map<String, String> settings, Path data, Metrics metrics, ArchiveStore archiveStore)
       throws IOException {
     ControlPlaneConfig.Builder config =
         ControlPlaneConfig.builder(masterSecret(settings, data))
@@ -228,25 +233,30 @@ final class ServerCommand implements Callable<Integer> {
     config.pauseOldest(
         Boolean.parseBoolean(settings.getOrDefault("PADDOCK_PAUSE_OLDEST", "false")));
     config.archives(archiveSettings(settings));
-    config.archiveStore(
-        ArchiveStores.directory(
-            Path.of(
-                settings.getOrDefault(
-                    "PADDOCK_ARCHIVE_DIR", data.resolve("archives").toString()))));
+    config.archiveStore(archiveStore);
     return config.build();
   }
 
-  /** {@code RUNTIME_FILE_ARCHIVE_*}, as OpenHands names them; see docs/API.md. */
+  /** {@code RUNTIME_FILE_ARCHIVE_*}, as OpenHands names them (and ours); see README. */
   private static ArchiveSettings archiveSettings(Map<String, String> settings) {
     ArchiveSettings defaults = ArchiveSettings.disabled();
-    return new ArchiveSettings(
-        flag(settings, "RUNTIME_FILE_ARCHIVE_ENABLED"),
-        flag(settings, "RUNTIME_FILE_ARCHIVE_REQUIRED"),
-        settings.getOrDefault("RUNTIME_FILE_ARCHIVE_FORMAT", defaults.format()).trim(),
-        intSetting(settings, "RUNTIME_FILE_ARCHIVE_TIMEOUT")
-            .map(Duration::ofSeconds)
-            .orElse(defaults.timeout()),
-        settings.getOrDefault("RUNTIME_FILE_ARCHIVE_PREFIX", defaults.prefix()).trim());
+    ArchiveSettings archives =
+        new ArchiveSettings(
+            flag(settings, "RUNTIME_FILE_ARCHIVE_ENABLED"),
+            flag(settings, "RUNTIME_FILE_ARCHIVE_REQUIRED"),
+            settings.getOrDefault("RUNTIME_FILE_ARCHIVE_FORMAT", defaults.format()).trim(),
+            intSetting(settings, "RUNTIME_FILE_ARCHIVE_TIMEOUT")
+                .map(Duration::ofSeconds)
+                .orElse(defaults.timeout()),
+            settings.getOrDefault("RUNTIME_FILE_ARCHIVE_PREFIX", defaults.prefix()).trim());
+    if (flag(settings, "RUNTIME_FILE_ARCHIVE_INITIAL_SNAPSHOT")) {
+      archives =
+          archives.withInitialSnapshot(
+              intSetting(settings, "RUNTIME_FILE_ARCHIVE_INITIAL_TIMEOUT")
+                  .map(Duration::ofSeconds)
+                  .orElse(defaults.initialDeadline()));
+    }
+    return archives;
   }
 
   private static boolean flag(Map<String, String> settings, String name) {

@@ -3,6 +3,9 @@ package dev.paddock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.api.SandboxInfo;
+import dev.paddock.archive.s3.InProcessS3;
+import dev.paddock.archive.s3.S3ArchiveConfig;
+import dev.paddock.archive.s3.S3ArchiveStores;
 import dev.paddock.client.PaddockClient;
 import dev.paddock.controlplane.ArchiveSettings;
 import java.net.URI;
@@ -19,6 +22,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -85,6 +91,10 @@ class ArchiveApiTest {
             .containsEntry("sha256", sha256(patch));
         assertThat((String) manifest.get("base_commit")).matches("[0-9a-f]{40}");
         assertThat(manifest.get("head_commit")).isEqualTo(manifest.get("base_commit"));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> environment = (Map<String, Object>) manifest.get("environment");
+        assertThat(environment).containsKey("os");
+        assertThat(environment.get("runtimes")).asString().contains("git=");
         assertThat(manifest(plane, sandbox.id(), items.get(1)))
             .containsEntry("sha256", sha256(tar))
             .containsEntry("base_commit", manifest.get("base_commit"));
@@ -175,6 +185,108 @@ class ArchiveApiTest {
     }
   }
 
+  @Nested
+  class WithAnInitialSnapshot {
+    @RegisterExtension
+    final ControlPlane plane =
+        ControlPlane.archiving(settings(false).withInitialSnapshot(Duration.ofSeconds(30)));
+
+    @Test
+    void aFreshSandboxIsSnapshotInTheBackground() throws Exception {
+      PaddockClient bob = user(plane, "bob");
+      SandboxInfo sandbox = bob.create(Optional.empty(), true, TIMEOUT);
+      assertThat(sandbox.status()).isEqualTo(dev.paddock.api.SandboxStatus.RUNNING);
+
+      List<Map<String, Object>> items =
+          Awaitility.await("the initial snapshot")
+              .atMost(TIMEOUT)
+              .until(
+                  () ->
+                      items(plane.send("GET", "/api/v1/archives/" + sandbox.id(), key(bob), null)),
+                  listed -> !listed.isEmpty());
+
+      assertThat(items).extracting(i -> i.get("format")).containsExactly("tar.gz");
+      Map<String, Object> manifest = manifest(plane, sandbox.id(), items.get(0));
+      assertThat(manifest).containsEntry("phase", "initial").containsKey("environment");
+      run(bob, sandbox, "true"); // still running and answering
+    }
+  }
+
+  @Nested
+  class WithAnInitialSnapshotThatCannotFinish {
+    // A deadline of a nanosecond passes before the first request.
+    @RegisterExtension
+    final ControlPlane plane =
+        ControlPlane.archiving(settings(false).withInitialSnapshot(Duration.ofNanos(1)));
+
+    @Test
+    void theStartIsUntouchedAndNothingIsStored() throws Exception {
+      PaddockClient bob = user(plane, "bob");
+
+      SandboxInfo sandbox = bob.create(Optional.empty(), true, TIMEOUT);
+
+      assertThat(sandbox.status()).isEqualTo(dev.paddock.api.SandboxStatus.RUNNING);
+      run(bob, sandbox, "true");
+      assertThat(plane.send("GET", "/api/v1/archives/" + sandbox.id(), key(bob), null).statusCode())
+          .isEqualTo(404);
+    }
+  }
+
+  @Nested
+  class WithAnS3Store {
+    private static InProcessS3 s3;
+
+    @BeforeAll
+    static void startS3() throws Exception {
+      s3 = InProcessS3.start();
+    }
+
+    @AfterAll
+    static void stopS3() {
+      s3.close();
+    }
+
+    @RegisterExtension
+    final ControlPlane plane =
+        ControlPlane.archiving(
+            settings(false),
+            () ->
+                S3ArchiveStores.create(s3.config().withPartBytes(S3ArchiveConfig.MIN_PART_BYTES)));
+
+    @Test
+    void deleteUploadsTheArchiveToS3AndTheRestRouteStreamsItBack() throws Exception {
+      PaddockClient bob = user(plane, "bob");
+      SandboxInfo sandbox = bob.create(Optional.empty(), true, TIMEOUT);
+      // 12 MiB that gzip cannot shrink: the tar.gz goes up in three 5 MiB parts.
+      run(bob, sandbox, "head -c 12582912 /dev/urandom > noise.bin && printf 'hi\\n' > hi.txt");
+
+      bob.delete(sandbox.id());
+
+      List<Map<String, Object>> items =
+          items(plane.send("GET", "/api/v1/archives/" + sandbox.id(), key(bob), null));
+      assertThat(items).extracting(i -> i.get("format")).containsExactly("tar.gz");
+      String key = "workspace-archives/" + sandbox.id() + "/" + items.get(0).get("name");
+      assertThat(s3.etag(key)).as("a multipart upload's ETag").endsWith("-3\"");
+      Path work = Files.createTempDirectory("paddock-archive-s3-");
+      try {
+        Path tar = download(plane, bob, sandbox.id(), items.get(0), work.resolve("ws.tar.gz"));
+        Path extracted = Files.createDirectory(work.resolve("extracted"));
+        assertThat(exec(extracted, "tar", "xzf", tar.toString())).isZero();
+        try (var dirs = Files.list(extracted)) {
+          Path root = dirs.findFirst().orElseThrow();
+          assertThat(root.resolve("hi.txt")).hasContent("hi");
+          assertThat(root.resolve("noise.bin")).hasSize(12582912);
+        }
+      } finally {
+        deleteTree(work);
+        for (String leftover : List.of(key, key + ".manifest.json")) {
+          s3.delete(leftover);
+        }
+      }
+      assertThat(s3.objectCount()).isZero();
+    }
+  }
+
   // Helpers
 
   private static final Map<PaddockClient, String> KEYS =
@@ -236,12 +348,23 @@ class ArchiveApiTest {
     List<ProcessHandle> agents =
         ProcessHandle.current()
             .descendants()
-            .filter(p -> p.info().commandLine().orElse("").contains(sandboxId))
+            .filter(p -> commandLine(p).contains(sandboxId))
             .toList();
     assertThat(agents).as("the sandbox's agent process").isNotEmpty();
     for (ProcessHandle agent : agents) {
       agent.destroyForcibly();
       agent.onExit().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  // ProcessHandle.Info gives no command line when it is very long (a class path of many jars).
+  private static String commandLine(ProcessHandle process) {
+    try {
+      return new String(
+          Files.readAllBytes(Path.of("/proc/" + process.pid() + "/cmdline")),
+          StandardCharsets.UTF_8);
+    } catch (java.io.IOException e) {
+      return ""; // it exited meanwhile
     }
   }
 

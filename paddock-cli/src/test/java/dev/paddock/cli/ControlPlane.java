@@ -2,6 +2,7 @@ package dev.paddock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.api.ArchiveStore;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.backend.process.ProcessBackendProvider;
 import dev.paddock.controlplane.ArchiveSettings;
@@ -27,6 +28,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -43,7 +46,9 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
   static final String ADMIN_KEY = "pdk_test-admin-key-0123456789abcdef0123456789";
 
   private final UnaryOperator<ControlPlaneConfig.Builder> configure;
+  private final Function<Path, ArchiveStore> archiveStores;
   private Path dataDir;
+  private ArchiveStore archiveStore;
   private SandboxStore store;
   private SandboxBackend backend;
   private ControlPlaneSandboxService service;
@@ -55,7 +60,14 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
   }
 
   ControlPlane(UnaryOperator<ControlPlaneConfig.Builder> configure) {
+    this(configure, data -> ArchiveStores.directory(data.resolve("archives")));
+  }
+
+  private ControlPlane(
+      UnaryOperator<ControlPlaneConfig.Builder> configure,
+      Function<Path, ArchiveStore> archiveStores) {
     this.configure = configure;
+    this.archiveStores = archiveStores;
   }
 
   /** Archives on with {@code settings}, kept in {@code archives/} of the data dir. */
@@ -63,10 +75,19 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     return new ControlPlane(b -> b.archives(settings));
   }
 
+  /**
+   * Archives on with {@code settings}, kept in the store {@code stores} makes (called once per
+   * test, before the control plane starts; the store is closed after the test).
+   */
+  static ControlPlane archiving(ArchiveSettings settings, Supplier<ArchiveStore> stores) {
+    return new ControlPlane(b -> b.archives(settings), data -> stores.get());
+  }
+
   @Override
   public void beforeEach(ExtensionContext context) throws IOException {
     dataDir = Files.createTempDirectory("paddock-cp-test-");
     store = SandboxStores.openEmbedded(dataDir);
+    archiveStore = archiveStores.apply(dataDir);
     Map<String, String> settings =
         Map.of(
             "paddock.data-dir", dataDir.toString(),
@@ -86,7 +107,7 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
             configure
                 .apply(
                     ControlPlaneConfig.builder("a-test-master-secret-of-at-least-32-bytes")
-                        .archiveStore(ArchiveStores.directory(dataDir.resolve("archives"))))
+                        .archiveStore(archiveStore))
                 .build());
     ApiServer.bootstrapAdmin(store, Optional.of(ADMIN_KEY));
     server =
@@ -115,6 +136,7 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     } finally {
       server.close();
       service.close();
+      archiveStore.close();
       backend.close();
       store.close();
       http.close();

@@ -15,9 +15,18 @@ import java.util.regex.Pattern;
  * @param timeout the longest one archive download may take (default 660 s: the agent's git budget
  *     of read-tree 60 s + add 300 s + diff 300 s)
  * @param prefix the first segment(s) of every archive key (default {@code workspace-archives})
+ * @param initialSnapshot also archive each sandbox once right after it is RUNNING, phase {@code
+ *     initial}: in the background, best effort, never delaying or failing the start (default off)
+ * @param initialDeadline the longest the initial snapshot may take as a whole (default 120 s)
  */
 public record ArchiveSettings(
-    boolean enabled, boolean required, String format, Duration timeout, String prefix) {
+    boolean enabled,
+    boolean required,
+    String format,
+    Duration timeout,
+    String prefix,
+    boolean initialSnapshot,
+    Duration initialDeadline) {
   public static final String TAR_GZ = "tar.gz";
   public static final String GIT_DELTA = "git-delta";
   public static final String BOTH = "both";
@@ -33,6 +42,11 @@ public record ArchiveSettings(
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("archive timeout must be positive, got " + timeout);
     }
+    Objects.requireNonNull(initialDeadline, "initialDeadline");
+    if (initialDeadline.isNegative() || initialDeadline.isZero()) {
+      throw new IllegalArgumentException(
+          "initial snapshot deadline must be positive, got " + initialDeadline);
+    }
     Objects.requireNonNull(prefix, "prefix");
     if (!PREFIX.matcher(prefix).matches() || prefix.contains("..")) {
       throw new IllegalArgumentException(
@@ -43,9 +57,22 @@ public record ArchiveSettings(
     }
   }
 
+  /** Archive before delete as given, with no initial snapshot. */
+  public ArchiveSettings(
+      boolean enabled, boolean required, String format, Duration timeout, String prefix) {
+    this(enabled, required, format, timeout, prefix, false, DEFAULT_INITIAL_DEADLINE);
+  }
+
+  private static final Duration DEFAULT_INITIAL_DEADLINE = Duration.ofSeconds(120);
+
   /** Archiving off; the other fields at their defaults. */
   public static ArchiveSettings disabled() {
     return new ArchiveSettings(false, false, BOTH, Duration.ofSeconds(660), "workspace-archives");
+  }
+
+  /** These settings with the initial snapshot on, bounded by {@code deadline}. */
+  public ArchiveSettings withInitialSnapshot(Duration deadline) {
+    return new ArchiveSettings(enabled, required, format, timeout, prefix, true, deadline);
   }
 
   /** The formats to capture, git-delta first (its base commit also describes the tar.gz). */

@@ -264,6 +264,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
+      lifecycle.close();
       agents.close();
       archiver.ifPresent(WorkspaceArchiver::close);
     }

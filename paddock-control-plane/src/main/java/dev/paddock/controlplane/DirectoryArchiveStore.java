@@ -9,12 +9,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /** {@link ArchiveStore} over a local directory; see {@link ArchiveStores#directory}. */
 final class DirectoryArchiveStore implements ArchiveStore {
-  private static final Pattern KEY = Pattern.compile("[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*");
   private static final String TEMP_SUFFIX = ".partial";
 
   private final Path root;
@@ -68,10 +66,6 @@ final class DirectoryArchiveStore implements ArchiveStore {
   }
 
   private Path resolve(String key) {
-    if (!KEY.matcher(key).matches()
-        || List.of(key.split("/")).stream().anyMatch(s -> s.matches("\\.+"))) {
-      throw new IllegalArgumentException("malformed archive key '" + key + "'");
-    }
-    return root.resolve(key);
+    return root.resolve(ArchiveStore.requireValidKey(key));
   }
 }

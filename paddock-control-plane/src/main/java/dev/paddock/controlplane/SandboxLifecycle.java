@@ -56,6 +56,9 @@ final class SandboxLifecycle {
   /** Starts and resumes under way in this control plane, completed when they end either way. */
   private final Map<String, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
 
+  /** Initial snapshots under way (virtual threads; each removes itself when it ends). */
+  private final java.util.Set<Thread> snapshots = ConcurrentHashMap.newKeySet();
+
   SandboxLifecycle(
       SandboxStore store,
       SandboxBackend backend,
@@ -203,6 +206,7 @@ final class SandboxLifecycle {
       }
       if (recordStarted(id, handle)) {
         config.events().started(id, Duration.ofNanos(System.nanoTime() - began));
+        startInitialSnapshot(id, handle);
       }
     } finally {
       inFlight.remove(id, done);
@@ -257,6 +261,62 @@ final class SandboxLifecycle {
         e.addSuppressed(why);
       }
       LOG.error("cannot destroy the runtime of sandbox {}", handle.sandboxId(), e);
+    }
+  }
+
+  // Initial snapshot
+
+  /**
+   * With the initial snapshot on, archives the fresh workspace (phase {@code initial}) on its own
+   * virtual thread, without the permit: the start is reported at once and nothing waits for the
+   * snapshot. It is started before the start is reported, so it normally reads the workspace before
+   * the first setup command; a command racing the tar walk may show up in it.
+   */
+  private void startInitialSnapshot(String id, RuntimeHandle handle) {
+    if (archiver.isEmpty() || !config.archives().initialSnapshot()) {
+      return;
+    }
+    Thread thread =
+        Thread.ofVirtual()
+            .name("paddock-snapshot-" + id)
+            .unstarted(() -> initialSnapshot(id, handle));
+    snapshots.add(thread);
+    thread.start();
+  }
+
+  private void initialSnapshot(String id, RuntimeHandle handle) {
+    try {
+      Optional<SandboxRecord> record = store.find(id);
+      Optional<String> url = views.agentUrl(handle);
+      if (record.isEmpty() || url.isEmpty()) {
+        LOG.info("sandbox {}: gone or not answering before its initial snapshot", id);
+        return;
+      }
+      archiver
+          .orElseThrow()
+          .capture(
+              new WorkspaceArchiver.Source(
+                  id, record.get().ownerUserId(), Optional.empty(), url.get(), keys.adminKey(id)),
+              WorkspaceArchiver.Phase.INITIAL,
+              config.archives().initialDeadline());
+    } catch (RuntimeException e) {
+      LOG.warn("sandbox {}: initial snapshot failed (the sandbox runs on): {}", id, e.toString());
+    } finally {
+      snapshots.remove(Thread.currentThread());
+    }
+  }
+
+  /** Interrupts the initial snapshots under way and waits up to 10 s for them to end. */
+  void close() {
+    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    for (Thread thread : List.copyOf(snapshots)) {
+      thread.interrupt();
+      try {
+        thread.join(Duration.ofNanos(Math.max(1, end - System.nanoTime())));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 

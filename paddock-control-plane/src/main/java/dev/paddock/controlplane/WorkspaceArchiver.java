@@ -46,11 +46,15 @@ final class WorkspaceArchiver implements AutoCloseable {
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmssSSS'Z'").withZone(ZoneOffset.UTC);
   private static final int BUFFER_BYTES = 64 * 1024;
+  static final Duration ENVIRONMENT_TIMEOUT = Duration.ofSeconds(8);
 
   private final ArchiveSettings settings;
   private final ArchiveStore store;
   private final Clock clock;
   private final HttpClient http;
+
+  /** Base keys being written by captures in this JVM, so two at once never pick the same one. */
+  private final java.util.Set<String> reserved = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   WorkspaceArchiver(
       ArchiveSettings settings, ArchiveStore store, Clock clock, Duration connectTimeout) {
@@ -68,41 +72,84 @@ final class WorkspaceArchiver implements AutoCloseable {
       String agentUrl,
       String adminKey) {}
 
+  /** When a capture is taken: {@code final} before delete, {@code initial} right after start. */
+  enum Phase {
+    INITIAL,
+    FINAL;
+
+    String label() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /** A final capture, each download bounded by the settings' timeout. */
+  List<String> capture(Source source) {
+    return capture(source, Phase.FINAL, settings.timeout());
+  }
+
   /**
-   * Captures every configured format; a format the agent has nothing for (400) is skipped.
+   * Captures every configured format; a format the agent has nothing for (400) is skipped. The
+   * environment (OS, runtimes) is asked once, best effort, and goes into every manifest.
    *
+   * @param deadline how long the whole capture may take (downloads are cut when it passes)
    * @return the keys of the archives stored
    * @throws ArchiveFailure when a capture or upload failed; its message is safe to show
    */
-  List<String> capture(Source source) {
-    String base = baseKey(source);
-    List<String> stored = new ArrayList<>();
-    Map<String, String> repository = Map.of();
-    for (String format : settings.formats()) {
-      Optional<Captured> captured = captureOne(source, format, base, repository);
-      captured.ifPresent(c -> stored.add(c.key()));
-      if (captured.isPresent() && repository.isEmpty()) {
-        repository = captured.get().repository(); // git-delta's base commit describes the tar too
+  List<String> capture(Source source, Phase phase, Duration deadline) {
+    long end = System.nanoTime() + deadline.toNanos();
+    Optional<Map<String, Object>> environment =
+        environment(source, min(ENVIRONMENT_TIMEOUT, deadline));
+    String base = reserveBaseKey(source);
+    try {
+      List<String> stored = new ArrayList<>();
+      Map<String, String> repository = Map.of();
+      for (String format : settings.formats()) {
+        Capture capture = new Capture(source, phase, format, base, environment, end);
+        Optional<Captured> captured = captureOne(capture, repository);
+        captured.ifPresent(c -> stored.add(c.key()));
+        if (captured.isPresent() && repository.isEmpty()) {
+          repository = captured.get().repository(); // git-delta's base commit describes the tar
+        }
       }
+      return stored;
+    } finally {
+      reserved.remove(base);
     }
-    return stored;
+  }
+
+  /** One format of one capture. */
+  private record Capture(
+      Source source,
+      Phase phase,
+      String format,
+      String base,
+      Optional<Map<String, Object>> environment,
+      long endNanos) {
+    Duration remaining() {
+      long left = endNanos - System.nanoTime();
+      if (left <= 0) {
+        throw new ArchiveFailure("the " + phase.label() + " archive ran out of time", null);
+      }
+      return Duration.ofNanos(left);
+    }
   }
 
   private record Captured(String key, Map<String, String> repository) {}
 
-  private Optional<Captured> captureOne(
-      Source source, String format, String base, Map<String, String> known) {
-    String key = base + (format.equals(ArchiveSettings.TAR_GZ) ? ".tar.gz" : ".patch");
+  private Optional<Captured> captureOne(Capture capture, Map<String, String> known) {
+    Source source = capture.source();
+    String format = capture.format();
+    String key = capture.base() + (format.equals(ArchiveSettings.TAR_GZ) ? ".tar.gz" : ".patch");
     Path temp = tempFile(source.sandboxId());
     try {
-      Optional<Download> download = download(source, format, temp);
+      Optional<Download> download = download(capture, temp);
       if (download.isEmpty()) {
         return Optional.empty();
       }
       Map<String, String> repository = new TreeMap<>(known);
       repository.putAll(download.get().repository());
       upload(key, temp, download.get());
-      upload(key + MANIFEST_SUFFIX, manifest(source, format, download.get(), repository));
+      upload(key + MANIFEST_SUFFIX, manifest(capture, download.get(), repository));
       LOG.info(
           "sandbox {}: archived {} ({} bytes) to {}",
           source.sandboxId(),
@@ -118,8 +165,11 @@ final class WorkspaceArchiver implements AutoCloseable {
   /** A finished download: size, SHA-256 and the repository headers. */
   private record Download(long bytes, String sha256, Map<String, String> repository) {}
 
-  private Optional<Download> download(Source source, String format, Path temp) {
-    HttpResponse<InputStream> response = send(source, format);
+  private Optional<Download> download(Capture capture, Path temp) {
+    Source source = capture.source();
+    String format = capture.format();
+    Duration timeout = min(settings.timeout(), capture.remaining());
+    HttpResponse<InputStream> response = send(source, format, timeout);
     try (InputStream body = response.body()) {
       int status = response.statusCode();
       if (status == 400) {
@@ -130,13 +180,17 @@ final class WorkspaceArchiver implements AutoCloseable {
         throw new ArchiveFailure(
             "the agent answered " + status + " to the " + format + " archive request", null);
       }
-      return Optional.of(copy(body, temp, format, response));
+      return Optional.of(copy(body, temp, format, response, timeout));
     } catch (IOException e) {
       throw new ArchiveFailure("the " + format + " archive download failed: " + e, e);
     }
   }
 
-  private HttpResponse<InputStream> send(Source source, String format) {
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private HttpResponse<InputStream> send(Source source, String format, Duration timeout) {
     String query = "?format=" + format;
     if (format.equals(ArchiveSettings.TAR_GZ)) {
       query += "&use_default_excludes=false"; // the full capture; credentials are still dropped
@@ -144,7 +198,7 @@ final class WorkspaceArchiver implements AutoCloseable {
     HttpRequest request =
         HttpRequest.newBuilder(
                 URI.create(stripSlash(source.agentUrl()) + "/api/file/archive" + query))
-            .timeout(settings.timeout())
+            .timeout(timeout)
             .header(AgentAdminClient.ADMIN_KEY_HEADER, source.adminKey())
             .GET()
             .build();
@@ -159,12 +213,13 @@ final class WorkspaceArchiver implements AutoCloseable {
   }
 
   // The request timeout ends at the headers; a watchdog closes a body that outlives it.
-  private Download copy(InputStream body, Path temp, String format, HttpResponse<?> response)
+  private Download copy(
+      InputStream body, Path temp, String format, HttpResponse<?> response, Duration timeout)
       throws IOException {
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture.runAsync(
         () -> closeIfRunning(body, done),
-        CompletableFuture.delayedExecutor(settings.timeout().toMillis(), TimeUnit.MILLISECONDS));
+        CompletableFuture.delayedExecutor(timeout.toMillis(), TimeUnit.MILLISECONDS));
     MessageDigest sha = sha256();
     long bytes = 0;
     try (OutputStream out = new DigestOutputStream(Files.newOutputStream(temp), sha)) {
@@ -175,8 +230,7 @@ final class WorkspaceArchiver implements AutoCloseable {
       }
     } catch (IOException e) {
       if (done.isCompletedExceptionally()) {
-        throw new ArchiveFailure(
-            "the " + format + " archive took longer than " + settings.timeout(), e);
+        throw new ArchiveFailure("the " + format + " archive took longer than " + timeout, e);
       }
       throw e;
     } finally {
@@ -213,14 +267,15 @@ final class WorkspaceArchiver implements AutoCloseable {
         .map(v -> URLDecoder.decode(v.replace("+", "%2B"), StandardCharsets.UTF_8));
   }
 
-  private String manifest(
-      Source source, String format, Download download, Map<String, String> repository) {
+  private String manifest(Capture capture, Download download, Map<String, String> repository) {
+    Source source = capture.source();
     Map<String, Object> manifest = new TreeMap<>();
     manifest.put("sandbox_id", source.sandboxId());
     manifest.put("owner_user_id", source.owner().orElse(null));
     manifest.put("conversation_id", source.conversationId().orElse(null));
-    manifest.put("phase", "final");
-    manifest.put("format", format);
+    manifest.put("phase", capture.phase().label());
+    manifest.put("format", capture.format());
+    manifest.put("environment", capture.environment().orElse(null));
     manifest.put("byte_count", download.bytes());
     manifest.put("sha256", download.sha256());
     for (String field : List.of("base_commit", "repo_remote", "branch", "head_commit")) {
@@ -260,8 +315,46 @@ final class WorkspaceArchiver implements AutoCloseable {
     }
   }
 
-  /** {@code prefix/sandbox/conversation-or-sandbox/stamp}, unused by any earlier capture. */
-  private String baseKey(Source source) {
+  /**
+   * Asks the agent's {@code GET /api/environment} (OS and runtime versions) within {@link
+   * #ENVIRONMENT_TIMEOUT}; any failure only means the manifest has no environment.
+   */
+  private Optional<Map<String, Object>> environment(Source source, Duration timeout) {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(stripSlash(source.agentUrl()) + "/api/environment"))
+            .timeout(timeout)
+            .header(AgentAdminClient.ADMIN_KEY_HEADER, source.adminKey())
+            .GET()
+            .build();
+    try {
+      HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+      if (response.statusCode() != 200) {
+        LOG.info(
+            "sandbox {}: no environment for the manifest (agent answered {})",
+            source.sandboxId(),
+            response.statusCode());
+        return Optional.empty();
+      }
+      Map<String, Object> body = JSON.std.mapFrom(response.body());
+      Map<String, Object> environment = new TreeMap<>();
+      environment.put("os", body.get("os") instanceof String os ? os : null);
+      environment.put(
+          "runtimes", body.get("runtimes") instanceof Map<?, ?> m ? new TreeMap<>(m) : Map.of());
+      return Optional.of(environment);
+    } catch (IOException | RuntimeException e) {
+      LOG.info("sandbox {}: no environment for the manifest: {}", source.sandboxId(), e.toString());
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ArchiveFailure("interrupted while archiving", e);
+    }
+  }
+
+  /**
+   * {@code prefix/sandbox/conversation-or-sandbox/stamp}, unused by any earlier capture in the
+   * store and by any capture under way in this JVM; release it with {@code reserved.remove}.
+   */
+  private String reserveBaseKey(Source source) {
     String conversation = source.conversationId().orElse(source.sandboxId());
     if (!SEGMENT.matcher(conversation).matches()) {
       throw new IllegalArgumentException("malformed conversation id '" + conversation + "'");
@@ -269,7 +362,7 @@ final class WorkspaceArchiver implements AutoCloseable {
     String dir = settings.prefix() + "/" + source.sandboxId() + "/" + conversation + "/";
     String stamp = STAMP.format(now());
     String base = dir + stamp;
-    for (int n = 2; taken(base); n++) {
+    for (int n = 2; !reserved.add(base) || taken(base, reserved); n++) {
       base = dir + stamp + "-" + n;
     }
     return base;
@@ -279,12 +372,18 @@ final class WorkspaceArchiver implements AutoCloseable {
     return clock.instant();
   }
 
-  private boolean taken(String base) {
+  // Releases the reservation it holds when the key is already in the store.
+  private boolean taken(String base, java.util.Set<String> held) {
     try {
-      return !store.list(base + ".").isEmpty();
+      if (store.list(base + ".").isEmpty()) {
+        return false;
+      }
     } catch (IOException e) {
+      held.remove(base);
       throw new ArchiveFailure("the archive store cannot be listed: " + e, e);
     }
+    held.remove(base);
+    return true;
   }
 
   private static Path tempFile(String what) {

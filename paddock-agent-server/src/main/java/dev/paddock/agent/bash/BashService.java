@@ -96,7 +96,7 @@ public final class BashService implements AutoCloseable {
   }
 
   /** The environment commands get: the agent's own, less every key and secret. */
-  static Map<String, String> commandEnvironment(Map<String, String> agentEnvironment) {
+  public static Map<String, String> commandEnvironment(Map<String, String> agentEnvironment) {
     Map<String, String> env = new LinkedHashMap<>();
     agentEnvironment.forEach(
         (name, value) -> {
