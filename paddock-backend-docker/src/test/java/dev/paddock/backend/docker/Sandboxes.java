@@ -90,12 +90,17 @@ final class Sandboxes implements AutoCloseable {
   }
 
   Map<String, Object> exec(RuntimeHandle handle, String key, String command, int timeoutSeconds) {
+    return exec(url(handle), key, command, timeoutSeconds);
+  }
+
+  /** Runs {@code command} on the agent at {@code url} and returns its BashOutput JSON. */
+  Map<String, Object> exec(String url, String key, String command, int timeoutSeconds) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("command", command);
     body.put("timeout", timeoutSeconds);
     try {
       HttpRequest request =
-          HttpRequest.newBuilder(URI.create(url(handle) + "/api/bash/execute_bash_command"))
+          HttpRequest.newBuilder(URI.create(url + "/api/bash/execute_bash_command"))
               .timeout(Duration.ofSeconds(timeoutSeconds + 30L))
               .header("Content-Type", "application/json")
               .header("X-Session-API-Key", key)

@@ -1,0 +1,27 @@
+# Sourced by .ci/run: makes sure a local Docker Engine serves the Docker backend's tests, with the
+# default sandbox image built locally (no registry), then exports PADDOCK_TEST_REQUIRE_DOCKER=true
+# so those tests fail, rather than skip, when the engine is missing. Docker Engine is Debian's
+# docker.io; busybox-static gives the test of an image without glibc its static shell. Every step
+# checks first, so running it again changes nothing.
+
+docker_missing=()
+command -v dockerd >/dev/null 2>&1 || docker_missing+=(docker.io)
+[ -x /bin/busybox ] || docker_missing+=(busybox-static)
+command -v debootstrap >/dev/null 2>&1 || docker_missing+=(debootstrap)
+if [ ${#docker_missing[@]} -gt 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${docker_missing[@]}" >/dev/null
+fi
+
+if ! docker info >/dev/null 2>&1; then
+  echo "CI: starting dockerd (log: /tmp/paddock-ci-dockerd.log)"
+  nohup dockerd >/tmp/paddock-ci-dockerd.log 2>&1 &
+  for _ in $(seq 1 60); do
+    docker info >/dev/null 2>&1 && break
+    sleep 1
+  done
+fi
+docker info --format 'CI: Docker Engine {{.ServerVersion}}, {{.Driver}}, cgroup v{{.CgroupVersion}}'
+
+bash paddock-backend-docker/src/main/sh/build-sandbox-image.sh
+export PADDOCK_TEST_REQUIRE_DOCKER=true
