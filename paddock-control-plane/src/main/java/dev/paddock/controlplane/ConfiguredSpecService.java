@@ -4,10 +4,9 @@ import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxSpecService;
-import java.util.HashSet;
+import dev.paddock.api.spi.SpecList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Specs from configuration: a fixed list whose first entry is the default, each with the forwarded
@@ -15,57 +14,34 @@ import java.util.Set;
  * is the index of the page's first spec. Backends reuse this for their spec service. Immutable.
  */
 public final class ConfiguredSpecService implements SandboxSpecService {
-  private final List<SandboxSpec> specs;
+  private final SpecList specs;
 
-  private ConfiguredSpecService(List<SandboxSpec> specs) {
+  private ConfiguredSpecService(SpecList specs) {
     this.specs = specs;
   }
 
   /**
    * @param specs at least one, with distinct ids; the first is the default
    * @param forwarded merged over every spec's environment
+   * @throws IllegalArgumentException when empty or an id repeats
    */
   public static ConfiguredSpecService of(List<SandboxSpec> specs, ForwardedEnvironment forwarded) {
-    if (specs.isEmpty()) {
-      throw new IllegalArgumentException("at least one sandbox spec must be configured");
-    }
-    Set<String> ids = new HashSet<>();
-    for (SandboxSpec spec : specs) {
-      if (!ids.add(spec.id())) {
-        throw new IllegalArgumentException("sandbox spec id '" + spec.id() + "' is used twice");
-      }
-    }
-    return new ConfiguredSpecService(specs.stream().map(forwarded::applyTo).toList());
+    return new ConfiguredSpecService(
+        SpecList.of(SpecList.of(specs).specs().stream().map(forwarded::applyTo).toList()));
   }
 
   @Override
   public Page<SandboxSpec> search(PageRequest page) {
-    int from = page.pageId().map(ConfiguredSpecService::index).orElse(0);
-    int to = Math.min(specs.size(), from + page.limit());
-    Optional<String> next =
-        to < specs.size() ? Optional.of(Integer.toString(to)) : Optional.empty();
-    return new Page<>(specs.subList(Math.min(from, to), to), next);
+    return specs.search(page);
   }
 
   @Override
   public Optional<SandboxSpec> get(String specId) {
-    return specs.stream().filter(s -> s.id().equals(specId)).findFirst();
+    return specs.get(specId);
   }
 
   @Override
   public SandboxSpec defaultSpec() {
-    return specs.get(0);
-  }
-
-  private static int index(String pageId) {
-    try {
-      int index = Integer.parseInt(pageId);
-      if (index >= 0) {
-        return index;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException("invalid page id '" + pageId + "'");
+    return specs.defaultSpec();
   }
 }

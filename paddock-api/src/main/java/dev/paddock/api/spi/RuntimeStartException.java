@@ -16,6 +16,14 @@ public final class RuntimeStartException extends RuntimeException {
     this.failure = failure;
   }
 
+  /** A classified failure with the raw detail (log only) and the cause, if any. */
+  public static RuntimeStartException of(RuntimeFailure.Kind kind, String detail, Throwable cause) {
+    RuntimeFailure failure = new RuntimeFailure(kind, detail);
+    return cause == null
+        ? new RuntimeStartException(failure)
+        : new RuntimeStartException(failure, cause);
+  }
+
   public RuntimeFailure failure() {
     return failure;
   }

@@ -4,6 +4,7 @@ import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.AliveProbe;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeHandle;
@@ -65,7 +66,7 @@ final class DockerBackend implements SandboxBackend {
   private final DockerSettings settings;
   private final DockerEngine engine;
   private final Path bundle;
-  private final AgentProbe probe = new AgentProbe(Duration.ofSeconds(1));
+  private final AliveProbe probe = new AliveProbe(Duration.ofSeconds(1));
   private final ScheduledExecutorService watchdog;
   private final Set<String> starting = ConcurrentHashMap.newKeySet();
   private volatile Boolean diskLimits;
@@ -886,10 +887,7 @@ final class DockerBackend implements SandboxBackend {
   }
 
   static RuntimeStartException failure(Kind kind, String detail, Throwable cause) {
-    RuntimeFailure failure = new RuntimeFailure(kind, detail);
-    return cause == null
-        ? new RuntimeStartException(failure)
-        : new RuntimeStartException(failure, cause);
+    return RuntimeStartException.of(kind, detail, cause);
   }
 
   private static String tailDetail(List<String> tail) {

@@ -51,6 +51,6 @@ public final class DockerBackendProvider implements SandboxBackendProvider {
 
   @Override
   public SandboxSpecService specs(Map<String, String> settings) {
-    return new DockerSpecService(DockerSettings.from(settings));
+    return DockerSpecService.of(DockerSettings.from(settings));
   }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.backend.docker;
 
+import dev.paddock.api.spi.SettingValues;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +13,6 @@ import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -72,8 +72,6 @@ record DockerSettings(
   /** The agent's port inside the container in bridge mode. */
   static final int AGENT_PORT = 8000;
 
-  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*([kmgt]?)i?b?");
-  private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m)");
   private static final Pattern UID_GID = Pattern.compile("\\d+:\\d+");
   private static final String SPEC_ENV_PREFIX = "docker.spec.env.";
 
@@ -188,49 +186,11 @@ record DockerSettings(
     return env;
   }
 
-  /**
-   * {@code 512m}, {@code 2g}, {@code 2GiB}, plain bytes; {@code 0} or {@code none} for no limit.
-   */
   static OptionalLong size(String text, String name) {
-    String value = text.trim().toLowerCase(Locale.ROOT);
-    if (value.isEmpty() || value.equals("none") || value.equals("0")) {
-      return OptionalLong.empty();
-    }
-    Matcher m = SIZE.matcher(value);
-    if (!m.matches()) {
-      throw new IllegalArgumentException(
-          name + ": '" + text + "' is not a size (write e.g. 512m, 2g or a byte count)");
-    }
-    long n = Long.parseLong(m.group(1));
-    int shift =
-        switch (m.group(2)) {
-          case "k" -> 10;
-          case "m" -> 20;
-          case "g" -> 30;
-          case "t" -> 40;
-          default -> 0;
-        };
-    return OptionalLong.of(n << shift);
+    return SettingValues.size(name, text);
   }
 
   static Duration duration(Optional<String> text, String name, Duration fallback) {
-    if (text.isEmpty() || text.get().isBlank()) {
-      return fallback;
-    }
-    String value = text.get().trim();
-    if (value.startsWith("PT") || value.startsWith("pt")) {
-      return Duration.parse(value);
-    }
-    Matcher m = SHORT_DURATION.matcher(value);
-    if (!m.matches()) {
-      throw new IllegalArgumentException(
-          name + ": '" + value + "' is not a duration (write e.g. 500ms, 5s, 2m or PT5S)");
-    }
-    long n = Long.parseLong(m.group(1));
-    return switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      default -> Duration.ofMinutes(n);
-    };
+    return SettingValues.duration(name, text.orElse(null), fallback);
   }
 }

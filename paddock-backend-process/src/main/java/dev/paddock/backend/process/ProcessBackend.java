@@ -3,6 +3,7 @@ package dev.paddock.backend.process;
 import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.AliveProbe;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeHandle;

@@ -1,5 +1,6 @@
 package dev.paddock.backend.process;
 
+import dev.paddock.api.spi.SettingValues;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -7,8 +8,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The process backend's settings, read once from the control plane's flattened settings map.
@@ -49,7 +48,6 @@ record ProcessSettings(
 
   static final String DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
   private static final String SPEC_ENV_PREFIX = "process.spec.env.";
-  private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m)");
 
   ProcessSettings {
     agentCommand = List.copyOf(agentCommand);
@@ -97,24 +95,6 @@ record ProcessSettings(
   }
 
   static Duration duration(Map<String, String> settings, String key, Duration fallback) {
-    String value = settings.get(key);
-    if (value == null || value.isBlank()) {
-      return fallback;
-    }
-    String text = value.trim();
-    if (text.startsWith("PT") || text.startsWith("pt")) {
-      return Duration.parse(text);
-    }
-    Matcher m = SHORT_DURATION.matcher(text);
-    if (!m.matches()) {
-      throw new IllegalArgumentException(
-          key + ": '" + value + "' is not a duration (write e.g. 500ms, 5s, 2m or PT5S)");
-    }
-    long n = Long.parseLong(m.group(1));
-    return switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      default -> Duration.ofMinutes(n);
-    };
+    return SettingValues.duration(key, settings.get(key), fallback);
   }
 }

@@ -1,6 +1,5 @@
 package dev.paddock.backend.process;
 
-import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeStartException;
 import java.time.Duration;
@@ -38,10 +37,7 @@ final class StartFailures {
   }
 
   static RuntimeStartException failure(Kind kind, String detail, Throwable cause) {
-    RuntimeFailure failure = new RuntimeFailure(kind, detail);
-    return cause == null
-        ? new RuntimeStartException(failure)
-        : new RuntimeStartException(failure, cause);
+    return RuntimeStartException.of(kind, detail, cause);
   }
 
   /** The agent's last output lines, for the raw detail. */

@@ -1,4 +1,4 @@
-package dev.paddock.backend.process;
+package dev.paddock.api.spi;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,28 +10,47 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * Asks an agent on loopback {@code GET /alive} over a raw socket (no client threads, no pool): true
- * only for a {@code 200} status line within the timeout. Thread-safe.
+ * Asks an agent-server {@code GET /alive} over a raw socket (no client threads, no pool): true only
+ * for a {@code 200} status line within the timeout. For backends telling RUNNING from STARTING.
+ * Thread-safe.
  */
-final class AliveProbe {
+public final class AliveProbe {
   private static final InetAddress LOOPBACK = ipv4Loopback();
 
   private final int timeoutMillis;
 
-  AliveProbe(Duration timeout) {
+  public AliveProbe(Duration timeout) {
     this.timeoutMillis = Math.toIntExact(Math.max(1, timeout.toMillis()));
   }
 
-  boolean answers(int port) {
+  /** The agent on 127.0.0.1:{@code port} answers. */
+  public boolean answers(int port) {
+    return answers(LOOPBACK, port);
+  }
+
+  /** The agent on {@code host}:{@code port} answers. */
+  public boolean answers(String host, int port) {
+    try {
+      return answers(InetAddress.getByName(host), port);
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
+
+  private boolean answers(InetAddress address, int port) {
     if (port <= 0) {
       return false;
     }
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(LOOPBACK, port), timeoutMillis);
+      socket.connect(new InetSocketAddress(address, port), timeoutMillis);
       socket.setSoTimeout(timeoutMillis);
       OutputStream out = socket.getOutputStream();
       out.write(
-          ("GET /alive HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nConnection: close\r\n\r\n")
+          ("GET /alive HTTP/1.1\r\nHost: "
+                  + address.getHostAddress()
+                  + ":"
+                  + port
+                  + "\r\nConnection: close\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       return statusLine(socket.getInputStream()).matches("HTTP/1\\.[01] 200( .*)?");
