@@ -88,7 +88,7 @@ final class ColdStartFigures {
   }
 
   /** Sends the first {@code /alive} as soon as the agent says it listens; returns when 200 came. */
-  private static long firstAlive(AgentProcess agent) throws IOException {
+  static long firstAlive(AgentProcess agent) throws IOException {
     try (HttpConnection connection = agent.connect()) {
       AgentCalls.get(connection, "/alive");
       return System.nanoTime();

@@ -2,33 +2,41 @@ package dev.paddock.bench;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channels;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Locale;
 
 /**
  * One keep-alive HTTP/1.1 connection to the agent on loopback, written directly on a socket. It is
  * lighter than {@code java.net.http.HttpClient} (no selector thread, no async hand-offs, no
  * per-request objects beyond the reply), so the round trips measure the agent, not the client. It
- * understands exactly what the agent sends: Content-Length or chunked bodies. Not thread-safe: one
- * thread per connection.
+ * understands exactly what the agent sends: Content-Length or chunked bodies. It also speaks to the
+ * Docker Engine on its unix socket ({@link #openUnix}), which answers the same way. Not
+ * thread-safe: one thread per connection.
  */
 final class HttpConnection implements AutoCloseable {
-  private final Socket socket;
+  private final Closeable socket;
   private final InputStream in;
   private final OutputStream out;
   private final String fixedHeaders;
 
-  private HttpConnection(Socket socket, int port, String authHeader) throws IOException {
+  private HttpConnection(
+      Closeable socket, InputStream in, OutputStream out, String host, String header) {
     this.socket = socket;
-    this.in = new BufferedInputStream(socket.getInputStream(), 64 << 10);
-    this.out = socket.getOutputStream();
-    this.fixedHeaders = "Host: 127.0.0.1:" + port + "\r\n" + authHeader + "\r\n";
+    this.in = new BufferedInputStream(in, 64 << 10);
+    this.out = out;
+    this.fixedHeaders = "Host: " + host + "\r\n" + header + "\r\n";
   }
 
   /**
@@ -44,7 +52,32 @@ final class HttpConnection implements AutoCloseable {
   static HttpConnection open(int port, String name, String value) throws IOException {
     Socket socket = new Socket(InetAddress.getLoopbackAddress(), port);
     socket.setTcpNoDelay(true);
-    return new HttpConnection(socket, port, name + ": " + value);
+    return new HttpConnection(
+        socket,
+        socket.getInputStream(),
+        socket.getOutputStream(),
+        "127.0.0.1:" + port,
+        name + ": " + value);
+  }
+
+  /**
+   * Connects to an HTTP server on the unix socket {@code path} (the Docker Engine's), sending the
+   * header {@code name: value} with every request.
+   */
+  static HttpConnection openUnix(Path path, String name, String value) throws IOException {
+    SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+    try {
+      channel.connect(UnixDomainSocketAddress.of(path));
+    } catch (IOException e) {
+      channel.close();
+      throw e;
+    }
+    return new HttpConnection(
+        channel,
+        Channels.newInputStream(channel),
+        Channels.newOutputStream(channel),
+        "localhost",
+        name + ": " + value);
   }
 
   /** A reply read in full. */
@@ -128,6 +161,10 @@ final class HttpConnection implements AutoCloseable {
       } else if (name.equals("transfer-encoding")) {
         chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
       }
+    }
+    if (status == 204 || status == 304) {
+      // No body by definition (RFC 9110 sections 15.3.5 and 15.4.5); the engine sends no length.
+      return new StreamedReply(status, new FixedBody(0));
     }
     if (chunked) {
       return new StreamedReply(status, new ChunkedBody());
