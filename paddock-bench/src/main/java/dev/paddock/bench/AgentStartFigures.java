@@ -2,9 +2,9 @@ package dev.paddock.bench;
 
 /**
  * The agent's own share of a Docker sandbox's create time: the agent the sandboxes run (the
- * bundle's jlink'd JRE, options and jar, no AOT cache) started as a plain process on the host,
- * process start to first 200 on {@code /alive}, beside {@code java -Xshare:auto -version} of the
- * same JRE.
+ * bundle's jlink'd JRE, options, jar and AOT cache when it has one) started as a plain process on
+ * the host, process start to first 200 on {@code /alive}, beside {@code java -Xshare:auto -version}
+ * of the same JRE.
  */
 final class AgentStartFigures {
   private final Checkout bundle;
@@ -24,7 +24,7 @@ final class AgentStartFigures {
     Samples javaVersion = new Baselines(cleanup).javaVersion(bundle, plan.agentStarts());
     Samples starts = new Samples(plan.agentStarts());
     for (int i = 0; i < plan.agentStarts(); i++) {
-      try (AgentProcess agent = AgentProcess.start(bundle, false, cleanup)) {
+      try (AgentProcess agent = AgentProcess.start(bundle, true, cleanup)) {
         starts.add(ColdStartFigures.firstAlive(agent) - agent.startNanos());
       }
     }

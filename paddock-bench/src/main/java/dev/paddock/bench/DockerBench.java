@@ -140,7 +140,9 @@ public final class DockerBench {
         bundle.resolve("jre/bin/java"),
         bundle.resolve("agent/paddock-agent.jar"),
         bundle.resolve("agent-jvm.options"),
-        Optional.empty());
+        java.nio.file.Files.isRegularFile(bundle.resolve("agent.aot"))
+            ? Optional.of(bundle.resolve("agent.aot"))
+            : Optional.empty());
   }
 
   private static List<String> managedContainers(DockerCli cli) throws Exception {
@@ -192,7 +194,12 @@ public final class DockerBench {
             + "), "
             + dockerHost);
     context.put("image", IMAGE + ", host network, sandboxes with the backend's default limits");
-    context.put("bundle", checkout.root().relativize(bundle) + " (jlink'd JRE, no AOT cache)");
+    context.put(
+        "bundle",
+        checkout.root().relativize(bundle)
+            + (java.nio.file.Files.isRegularFile(bundle.resolve("agent.aot"))
+                ? " (jlink'd JRE + AOT cache)"
+                : " (jlink'd JRE, no AOT cache)"));
     context.put(
         "others",
         foreign

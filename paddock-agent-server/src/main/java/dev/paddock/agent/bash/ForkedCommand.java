@@ -239,13 +239,17 @@ final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
   @Override
   public void signal(String signal) {
     lastSignal = signal;
-    startedHandle().ifPresent(h -> ProcessTree.signal(h, true, signal));
+    startedGroup().ifPresent(group -> ProcessTree.signalGroup(group, signal));
   }
 
-  /** The job's process, waiting (bounded) for its pid when it has only just been launched. */
-  private Optional<ProcessHandle> startedHandle() {
+  /**
+   * The job's process group (its first process's pid), waiting (bounded) for it when the job has
+   * only just been launched. The group outlives its leader when the leader exits first (a fork
+   * bomb's top shell does, when fork fails), so signals go to the group, not the leader.
+   */
+  private Optional<Long> startedGroup() {
     try {
-      return ProcessHandle.of(job.pid.get(START_LIMIT.toMillis(), TimeUnit.MILLISECONDS));
+      return Optional.ofNullable(job.pid.get(START_LIMIT.toMillis(), TimeUnit.MILLISECONDS));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return Optional.empty();
@@ -257,14 +261,13 @@ final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
   @Override
   public void stop(Duration grace) {
     lastSignal = "KILL";
-    startedHandle()
-        .ifPresent(
-            h -> {
-              try {
-                ProcessTree.terminate(h, true, grace);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            });
+    Optional<Long> group = startedGroup();
+    if (group.isPresent()) {
+      try {
+        ProcessTree.terminateGroup(group.get(), grace);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 }

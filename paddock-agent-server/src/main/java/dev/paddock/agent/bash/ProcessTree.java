@@ -62,22 +62,58 @@ final class ProcessTree {
     tree.add(leader);
     leader.descendants().forEach(tree::add);
     signal(leader, leaderOwnsGroup, "TERM");
+    // Polled rather than ProcessHandle.onExit(): that starts a waiter thread per process, which
+    // fails (OutOfMemoryError) exactly when a fork bomb has used up the pids limit.
     long deadline = System.nanoTime() + grace.toNanos();
-    for (ProcessHandle p : tree) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        break;
-      }
-      try {
-        p.onExit().get(left, TimeUnit.NANOSECONDS);
-      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-        break;
-      }
+    while (System.nanoTime() - deadline < 0 && tree.stream().anyMatch(ProcessHandle::isAlive)) {
+      Thread.sleep(EXIT_POLL_MILLIS);
     }
     leader.descendants().forEach(tree::add);
     List<ProcessHandle> left = tree.stream().filter(ProcessHandle::isAlive).toList();
     if (leaderOwnsGroup || !left.isEmpty()) {
       send("KILL", leaderOwnsGroup ? leader.pid() : 0, left);
+    }
+  }
+
+  /**
+   * Sends {@code signal} to process group {@code group} and the descendants of its leader; when the
+   * leader has exited, to the group's remaining members.
+   */
+  static void signalGroup(long group, String signal) {
+    Optional<ProcessHandle> leader = ProcessHandle.of(group);
+    if (leader.isPresent()) {
+      signal(leader.get(), true, signal);
+    } else {
+      List<ProcessHandle> members = groupMembers(group);
+      if (!members.isEmpty()) {
+        send(signal, group, members);
+      }
+    }
+  }
+
+  /**
+   * Stops process group {@code group} like {@link #terminate}; when its leader has already exited
+   * (the group lives on in its other members), TERM, up to {@code grace}, then KILL go to the
+   * group.
+   */
+  static void terminateGroup(long group, Duration grace) throws InterruptedException {
+    Optional<ProcessHandle> leader = ProcessHandle.of(group);
+    if (leader.isPresent()) {
+      terminate(leader.get(), true, grace);
+      return;
+    }
+    List<ProcessHandle> members = groupMembers(group);
+    if (members.isEmpty()) {
+      return;
+    }
+    send("TERM", group, members);
+    long deadline = System.nanoTime() + grace.toNanos();
+    while (System.nanoTime() - deadline < 0 && !groupMembers(group).isEmpty()) {
+      Thread.sleep(EXIT_POLL_MILLIS);
+    }
+    members = groupMembers(group);
+    if (!members.isEmpty()) {
+      send("KILL", group, members);
     }
   }
 
@@ -140,6 +176,7 @@ final class ProcessTree {
   }
 
   private static final int DIRECT_ROUNDS = 200;
+  private static final long EXIT_POLL_MILLIS = 10;
 
   private static void signalWithoutFork(boolean kill, long group, List<ProcessHandle> targets) {
     targets.forEach(p -> destroy(p, kill));

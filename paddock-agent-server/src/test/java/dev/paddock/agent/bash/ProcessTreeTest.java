@@ -38,4 +38,28 @@ class ProcessTreeTest {
       leader.destroyForcibly().waitFor();
     }
   }
+
+  @Test
+  void aGroupWhoseLeaderExitedIsStillTerminated() throws Exception {
+    // The leader starts two members of its new group and exits at once: the group lives on.
+    Process leader =
+        new ProcessBuilder("setsid", "bash", "-c", "sleep 300 & sleep 300 & exit 0")
+            .redirectErrorStream(true)
+            .start();
+    long group = leader.pid();
+    try {
+      leader.waitFor();
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> ProcessTree.groupMembers(group).size() == 2);
+
+      ProcessTree.terminateGroup(group, Duration.ofSeconds(2));
+
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> ProcessTree.groupMembers(group).isEmpty());
+    } finally {
+      ProcessTree.groupMembers(group).forEach(ProcessHandle::destroyForcibly);
+    }
+  }
 }

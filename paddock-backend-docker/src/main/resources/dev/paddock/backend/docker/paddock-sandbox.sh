@@ -29,5 +29,7 @@ if [ -n "${PADDOCK_CALLBACK_URL:-}" ]; then
   fi
 fi
 options=$(grep -v -e '^#' -e '^$' /opt/paddock/agent-jvm.options)
+# The AOT cache trained for this bundle's JRE and jar (JDK 25+), when the bundle has one.
+[ -f /opt/paddock/agent.aot ] && options="$options -XX:AOTCache=/opt/paddock/agent.aot"
 # shellcheck disable=SC2086 # one option per word
 exec /opt/paddock/jre/bin/java $options -jar /opt/paddock/agent/paddock-agent.jar "$@"

@@ -64,6 +64,14 @@ class DockerIsolationTest {
     return sandboxes.exec(sandbox, command, 60);
   }
 
+  /** The agent's own output (the container's log), for a failure's message. */
+  private static String agentLog() {
+    return ContainerOutput.demultiplex(
+        engine
+            .get("/containers/" + sandbox.container() + "/logs?stdout=1&stderr=1&tail=40")
+            .body());
+  }
+
   private static void assertStillServing() {
     assertThat(backend.inspect(sandbox.handle()).status()).isEqualTo(SandboxStatus.RUNNING);
     assertThat(Sandboxes.stdout(run("echo still-here"))).contains("still-here");
@@ -103,7 +111,9 @@ class DockerIsolationTest {
         .untilAsserted(
             () -> {
               Map<String, Object> ps = run("ps -eo pid,ppid,pgid,stat,comm --no-headers");
-              assertThat(Sandboxes.stdout(ps).lines()).as(ps.toString()).hasSizeLessThan(20);
+              assertThat(Sandboxes.stdout(ps).lines())
+                  .as(() -> ps + "\nagent log:\n" + agentLog())
+                  .hasSizeLessThan(20);
             });
     // The cgroup refused forks at its limit ("max N" counts refusals).
     String events =
