@@ -266,7 +266,9 @@ final class DockerBackend implements SandboxBackend {
     }
     LOG.log(System.Logger.Level.INFO, "docker backend: pulling {0}", image);
     try {
-      Response response = engine.post("/images/create?" + query, null);
+      // Pulls take as long as the image is big: minutes, not the usual call limit.
+      Response response =
+          engine.call("POST", "/images/create?" + query, new byte[0], null, Duration.ofMinutes(30));
       if (!response.ok()) {
         LOG.log(System.Logger.Level.WARNING, "pull of {0} failed: {1}", image, response.message());
       }
@@ -759,7 +761,12 @@ final class DockerBackend implements SandboxBackend {
       }
     }
     if (status.equals("running") || status.equals("paused")) {
-      engine.post("/containers/" + container + "/stop?t=" + settings.stopGrace().toSeconds(), null);
+      engine.call(
+          "POST",
+          "/containers/" + container + "/stop?t=" + settings.stopGrace().toSeconds(),
+          new byte[0],
+          null,
+          settings.stopGrace().plusSeconds(60));
     }
     for (int i = 0; i < RETRIES; i++) {
       Response removed = engine.delete("/containers/" + container + "?v=1&force=1");

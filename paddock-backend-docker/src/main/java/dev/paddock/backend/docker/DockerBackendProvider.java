@@ -46,7 +46,7 @@ public final class DockerBackendProvider implements SandboxBackendProvider {
                       docker.dataDir().resolve("runtime"), docker.agentJar(), docker.jvmOptions());
                 });
     return new DockerBackend(
-        docker, DockerEngine.connect(docker.dockerHost(), Duration.ofSeconds(10)), bundle);
+        docker, DockerEngine.connect(docker.dockerHost(), Duration.ofSeconds(60)), bundle);
   }
 
   @Override

@@ -154,9 +154,21 @@ final class DockerEngine {
 
   /** One request with a raw body of {@code contentType} (e.g. a tar to import). */
   Response call(String method, String path, byte[] body, String contentType) {
-    try (Socket socket = open()) {
+    return call(method, path, body, contentType, timeout);
+  }
+
+  /**
+   * One request that must be answered within {@code limit}: an engine that hangs is then reported
+   * as unreachable instead of holding the caller forever (the connection is closed under it).
+   */
+  Response call(String method, String path, byte[] body, String contentType, Duration limit) {
+    // Negotiated before this call's connection opens, so no connection is held idle meanwhile.
+    String target = versioned(path);
+    Socket socket = open();
+    Deadline deadline = new Deadline(socket, limit);
+    try (socket) {
       OutputStream out = socket.getOutputStream();
-      out.write(requestHead(method, versioned(path), body.length, contentType));
+      out.write(requestHead(method, target, body.length, contentType));
       out.write(body);
       out.flush();
       InputStream in = new BufferedInputStream(socket.getInputStream());
@@ -165,6 +177,34 @@ final class DockerEngine {
       return new Response(head.status, head.headers, content);
     } catch (IOException e) {
       throw unreachable(e);
+    } finally {
+      deadline.close();
+    }
+  }
+
+  private static final java.util.concurrent.ScheduledExecutorService DEADLINES =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "paddock-docker-deadlines");
+            t.setDaemon(true);
+            return t;
+          });
+
+  /** Closes a connection whose call outlives its limit, which ends the blocked read. */
+  private static final class Deadline implements Closeable {
+    private final java.util.concurrent.ScheduledFuture<?> alarm;
+
+    Deadline(Socket socket, Duration limit) {
+      this.alarm =
+          DEADLINES.schedule(
+              () -> closeQuietly(socket),
+              Math.max(1, limit.toMillis()),
+              java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+      alarm.cancel(false);
     }
   }
 
@@ -175,10 +215,11 @@ final class DockerEngine {
    * @throws EngineException when the engine refuses the upgrade
    */
   Hijacked hijack(String path) {
+    String target = versioned(path);
     Socket socket = open();
     try {
       OutputStream out = socket.getOutputStream();
-      out.write(requestHead("POST", versioned(path), 0, null, true));
+      out.write(requestHead("POST", target, 0, null, true));
       out.flush();
       InputStream in = new BufferedInputStream(socket.getInputStream());
       Head head = readHead(in);
@@ -204,10 +245,11 @@ final class DockerEngine {
    * it.
    */
   Hijacked stream(String path) {
+    String target = versioned(path);
     Socket socket = open();
     try {
       OutputStream out = socket.getOutputStream();
-      out.write(requestHead("GET", versioned(path), 0, null, false));
+      out.write(requestHead("GET", target, 0, null, false));
       out.flush();
       InputStream in = new BufferedInputStream(socket.getInputStream());
       Head head = readHead(in);
