@@ -22,11 +22,12 @@ import java.util.regex.Pattern;
  * -Xmx256m}; one sandbox whose workspace is filled directly on disk with 1 GiB (two 256 MiB files
  * of random bytes, two 216 MiB text files, 20,000 files of 4 KiB in 200 directories); {@code tar
  * czf} of that tree timed first (the baseline, same run), then {@code DELETE} timed while the
- * server's VmRSS is sampled every 50 ms. {@code --quick} uses a quarter of the sizes.
+ * server's VmRSS is sampled every 50 ms. {@code --quick} uses a quarter of the sizes, {@code
+ * --large} a 2 GiB workspace.
  *
  * <pre>
  * ./mvnw -q package -DskipTests
- * $JAVA_HOME/bin/java -cp paddock-bench/target/benchmarks.jar dev.paddock.bench.ArchiveBench [--quick] [--json FILE]
+ * $JAVA_HOME/bin/java -cp paddock-bench/target/benchmarks.jar dev.paddock.bench.ArchiveBench [--quick|--large] [--json FILE]
  * </pre>
  */
 public final class ArchiveBench {
@@ -50,14 +51,25 @@ public final class ArchiveBench {
     Thread hook = new Thread(cleanup::closeAll, "bench-cleanup");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
-      run(quick ? 4 : 1, json, cleanup);
+      Mix mix = quick ? Mix.QUICK : List.of(args).contains("--large") ? Mix.LARGE : Mix.FULL;
+      run(mix, json, cleanup);
     } finally {
       cleanup.closeAll();
       Runtime.getRuntime().removeShutdownHook(hook);
     }
   }
 
-  private static void run(int divisor, Optional<Path> json, Cleanup cleanup) throws Exception {
+  /**
+   * The workspace: two random blobs and two text logs of the given sizes, plus 200 directories of
+   * {@code smallPerDir} 4 KiB source files. FULL is 1 GiB, LARGE 2 GiB (the issue's memory check).
+   */
+  record Mix(long blobMib, long logMib, int smallPerDir) {
+    static final Mix FULL = new Mix(256, 216, 100);
+    static final Mix QUICK = new Mix(64, 54, 25);
+    static final Mix LARGE = new Mix(512, 472, 100);
+  }
+
+  private static void run(Mix mix, Optional<Path> json, Cleanup cleanup) throws Exception {
     Checkout checkout = Checkout.find();
     Path data = Files.createTempDirectory("paddock-archive-bench-");
     cleanup.register(() -> Cleanup.deleteTree(data));
@@ -75,7 +87,7 @@ public final class ArchiveBench {
       id = match(ID, reply.text());
     }
     Path workspace = data.resolve("sandboxes").resolve(id).resolve("workspace");
-    long bytes = fill(workspace, divisor);
+    long bytes = fill(workspace, mix);
 
     Path tarOut = data.resolve("baseline.tar.gz");
     long t0 = System.nanoTime();
@@ -144,18 +156,18 @@ public final class ArchiveBench {
   }
 
   /** Writes the mixed tree; returns its size in bytes. */
-  static long fill(Path workspace, int divisor) throws IOException {
+  static long fill(Path workspace, Mix mix) throws IOException {
     Random random = new Random(42);
     long total = 0;
     byte[] buffer = new byte[1024 * 1024];
     for (int i = 0; i < 2; i++) {
-      total += write(workspace.resolve("blob-" + i + ".bin"), 256 / divisor, buffer, random, false);
-      total += write(workspace.resolve("log-" + i + ".txt"), 216 / divisor, buffer, random, true);
+      total += write(workspace.resolve("blob-" + i + ".bin"), mix.blobMib(), buffer, random, false);
+      total += write(workspace.resolve("log-" + i + ".txt"), mix.logMib(), buffer, random, true);
     }
     byte[] small = new byte[4096];
     for (int d = 0; d < 200; d++) {
       Path dir = Files.createDirectories(workspace.resolve("src/pkg" + d));
-      for (int f = 0; f < 100 / divisor; f++) {
+      for (int f = 0; f < mix.smallPerDir(); f++) {
         fillText(small, random);
         Files.write(dir.resolve("File" + f + ".java"), small);
         total += small.length;
@@ -256,21 +268,37 @@ public final class ArchiveBench {
     throw new IOException("paddock server exited before listening");
   }
 
+  /** Where the server's output goes: kept after the run, for a failure's diagnosis. */
+  static final Path SERVER_LOG = Path.of("paddock-bench", "target", "archive-bench-server.log");
+
   // Ends quietly when the server is stopped and its output closed.
   private static void drain(BufferedReader lines) {
-    try {
-      while (lines.readLine() != null) {
-        // discarded: the server's log is not part of the figures
+    try (java.io.Writer log =
+        Files.newBufferedWriter(
+            Files.createDirectories(SERVER_LOG.toAbsolutePath().getParent())
+                .resolve(SERVER_LOG.getFileName()))) {
+      for (String line; (line = lines.readLine()) != null; ) {
+        log.write(line);
+        log.write('\n');
+        log.flush();
       }
     } catch (IOException e) {
-      return;
+      // the server is gone
     }
   }
 
   private static void require(HttpConnection.Reply reply, int status) throws IOException {
     if (reply.status() != status) {
       throw new IOException(
-          "expected HTTP " + status + ", got " + reply.status() + ": " + reply.text());
+          "expected HTTP "
+              + status
+              + ", got "
+              + reply.status()
+              + ": "
+              + reply.text()
+              + " (server log: "
+              + SERVER_LOG
+              + ")");
     }
   }
 

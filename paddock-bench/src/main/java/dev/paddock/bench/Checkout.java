@@ -29,7 +29,17 @@ record Checkout(Path root, Path java, Path agentJar, Path jvmOptions, Optional<P
     Path aot = agent.resolve("target/agent-server.aot");
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     return new Checkout(
-        root, java, jar, options, Files.isRegularFile(aot) ? Optional.of(aot) : Optional.empty());
+        root, java, jar, options, freshCache(aot, jar) ? Optional.of(aot) : Optional.empty());
+  }
+
+  /** The cache was trained after the jar was built (a stale one would run old classes). */
+  private static boolean freshCache(Path cache, Path jar) {
+    try {
+      return Files.isRegularFile(cache)
+          && Files.getLastModifiedTime(cache).compareTo(Files.getLastModifiedTime(jar)) >= 0;
+    } catch (java.io.IOException e) {
+      return false;
+    }
   }
 
   /** The option lines of {@code agent-jvm.options}, for launches that cannot use {@code @file}. */

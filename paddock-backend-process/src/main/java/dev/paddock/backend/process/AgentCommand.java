@@ -74,12 +74,27 @@ final class AgentCommand {
     if (!Files.isRegularFile(stamp) || !sameJdk(lines(stamp), javaHome)) {
       return List.of();
     }
+    Path jar = target.resolve("paddock-agent-server-all.jar");
     Path aot = target.resolve("agent-server.aot");
     Path jsa = target.resolve("agent-server.jsa");
-    if (Files.isRegularFile(aot)) {
+    if (trainedOn(aot, jar)) {
       return List.of("-XX:AOTCache=" + aot);
     }
-    return Files.isRegularFile(jsa) ? List.of("-XX:SharedArchiveFile=" + jsa) : List.of();
+    return trainedOn(jsa, jar) ? List.of("-XX:SharedArchiveFile=" + jsa) : List.of();
+  }
+
+  /**
+   * The cache exists and was written after the jar it serves. A jar rebuilt without retraining
+   * (e.g. {@code -DskipAot}) leaves an older cache, which the JVM may still map: the agent could
+   * then run classes of the previous build, so such a cache is not used.
+   */
+  static boolean trainedOn(Path cache, Path jar) {
+    try {
+      return Files.isRegularFile(cache)
+          && Files.getLastModifiedTime(cache).compareTo(Files.getLastModifiedTime(jar)) >= 0;
+    } catch (java.io.IOException e) {
+      return false;
+    }
   }
 
   private static boolean sameJdk(List<String> stamp, Path javaHome) {

@@ -61,4 +61,20 @@ class AgentCommandTest {
     assertThat(AgentCommand.defaultCommand(home, javaHome))
         .contains("-XX:SharedArchiveFile=" + target.resolve("agent-server.jsa"));
   }
+
+  @Test
+  void ignoresACacheOlderThanTheJar() throws IOException {
+    // The jar was rebuilt without retraining: the cache holds the previous build's classes.
+    Path target = target();
+    Files.writeString(target.resolve("agent-server.cache-jdk"), javaHome.toRealPath() + "\n");
+    Path aot = Files.writeString(target.resolve("agent-server.aot"), "cache");
+    Files.setLastModifiedTime(
+        aot,
+        java.nio.file.attribute.FileTime.fromMillis(
+            Files.getLastModifiedTime(target.resolve("paddock-agent-server-all.jar")).toMillis()
+                - 60_000));
+
+    assertThat(AgentCommand.defaultCommand(home, javaHome))
+        .noneMatch(arg -> arg.startsWith("-XX:AOTCache") || arg.startsWith("-XX:SharedArchive"));
+  }
 }
