@@ -70,8 +70,30 @@ final class ProcessTree {
     }
     leader.descendants().forEach(tree::add);
     List<ProcessHandle> left = tree.stream().filter(ProcessHandle::isAlive).toList();
-    if (leaderOwnsGroup || !left.isEmpty()) {
-      send("KILL", leaderOwnsGroup ? leader.pid() : 0, left);
+    if (leaderOwnsGroup) {
+      killGroup(leader.pid(), left);
+    } else if (!left.isEmpty()) {
+      send("KILL", 0, left);
+    }
+  }
+
+  /**
+   * SIGKILL to the group (and {@code targets}), repeated until no live member is left or {@link
+   * #KILL_SETTLE} has passed: a group whose members are forking while the pids limit is exhausted
+   * may need several passes when {@code kill(1)} cannot be started and members are signalled one by
+   * one.
+   */
+  private static void killGroup(long group, List<ProcessHandle> targets)
+      throws InterruptedException {
+    send("KILL", group, targets);
+    long deadline = System.nanoTime() + KILL_SETTLE.toNanos();
+    List<ProcessHandle> left = groupMembers(group);
+    while (!left.isEmpty() && System.nanoTime() - deadline < 0) {
+      Thread.sleep(EXIT_POLL_MILLIS);
+      left = groupMembers(group);
+      if (!left.isEmpty()) {
+        send("KILL", group, left);
+      }
     }
   }
 
@@ -113,7 +135,7 @@ final class ProcessTree {
     }
     members = groupMembers(group);
     if (!members.isEmpty()) {
-      send("KILL", group, members);
+      killGroup(group, members);
     }
   }
 
@@ -177,6 +199,7 @@ final class ProcessTree {
 
   private static final int DIRECT_ROUNDS = 200;
   private static final long EXIT_POLL_MILLIS = 10;
+  private static final Duration KILL_SETTLE = Duration.ofSeconds(10);
 
   private static void signalWithoutFork(boolean kill, long group, List<ProcessHandle> targets) {
     targets.forEach(p -> destroy(p, kill));
@@ -189,6 +212,27 @@ final class ProcessTree {
         return;
       }
       members.forEach(p -> destroy(p, kill));
+      if (kill && groupKillByKill1(group)) {
+        return; // the pids those kills freed let kill(1) start: one atomic group kill
+      }
+    }
+  }
+
+  /** {@code kill -s KILL -- -group} through kill(1); false when it cannot be started. */
+  private static boolean groupKillByKill1(long group) {
+    try {
+      Process kill =
+          new ProcessBuilder(KILL, "-s", "KILL", "--", "-" + group)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      kill.waitFor(5, TimeUnit.SECONDS);
+      return true;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true;
     }
   }
 
