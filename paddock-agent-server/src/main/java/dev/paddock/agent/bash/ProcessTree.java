@@ -271,9 +271,13 @@ final class ProcessTree {
     return members;
   }
 
+  /**
+   * System directories first: the agent may run as root, and a directory on PATH may be writable by
+   * the user commands run as (a planted {@code kill} would run as root on the next timeout).
+   */
   static Optional<String> findOnPath(String name) {
     String path = System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
-    for (String dir : (path + ":/usr/bin:/bin").split(":")) {
+    for (String dir : ("/usr/bin:/bin:/usr/sbin:/sbin:" + path).split(":")) {
       if (dir.isEmpty()) {
         continue;
       }

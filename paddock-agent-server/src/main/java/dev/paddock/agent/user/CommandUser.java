@@ -187,9 +187,13 @@ public final class CommandUser {
     }
   }
 
+  /**
+   * The system directories first: the agent may run as root, and a directory on PATH may be
+   * writable by the user commands run as (a planted {@code setpriv} would run as root).
+   */
   private static Optional<Path> findOnPath(String name) {
     String path = System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
-    for (String dir : (path + ":/usr/bin:/bin:/usr/sbin:/sbin").split(":")) {
+    for (String dir : ("/usr/bin:/bin:/usr/sbin:/sbin:" + path).split(":")) {
       if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
         return Optional.of(Path.of(dir, name));
       }

@@ -66,6 +66,12 @@ final class ContainerOutput {
     return port;
   }
 
+  /** The first ready line's port in plain text (a log read whole). */
+  static OptionalInt firstReadyPort(String text) {
+    Matcher m = READY.matcher(text);
+    return m.find() ? OptionalInt.of(Integer.parseInt(m.group(1))) : OptionalInt.empty();
+  }
+
   /** Demultiplexes a whole logs body into text. */
   static String demultiplex(byte[] body) {
     StringBuilder text = new StringBuilder();

@@ -261,8 +261,11 @@ final class DockerBackend implements SandboxBackend {
     if (at < 0 && colon > image.lastIndexOf('/')) {
       query =
           "fromImage=" + enc(image.substring(0, colon)) + "&tag=" + enc(image.substring(colon + 1));
-    } else {
+    } else if (at >= 0) {
       query = "fromImage=" + enc(image);
+    } else {
+      // Without a tag the engine would pull every tag of the repository.
+      query = "fromImage=" + enc(image) + "&tag=latest";
     }
     LOG.log(System.Logger.Level.INFO, "docker backend: pulling {0}", image);
     try {
@@ -283,7 +286,14 @@ final class DockerBackend implements SandboxBackend {
   private String create(RuntimeRequest request, String image) {
     String name = containerName(request.sandboxId());
     Map<String, Object> body = containerBody(request, image);
-    Response created = engine.post("/containers/create?name=" + enc(name), body);
+    Response created;
+    try {
+      created = engine.post("/containers/create?name=" + enc(name), body);
+    } catch (EngineException e) {
+      // The engine may have made the container and lost only its answer: remove it if it is ours.
+      removeIfUnstarted(name, request.sandboxId(), e);
+      throw e;
+    }
     if (created.status() == 409) {
       // Never removed here: it may be a live sandbox with this id.
       throw failure(Kind.UNKNOWN, "container " + name + " already exists", null);
@@ -294,7 +304,22 @@ final class DockerBackend implements SandboxBackend {
     if (!created.ok()) {
       throw failure(Kind.UNKNOWN, "create refused: " + created.message(), null);
     }
-    return String.valueOf(created.json().get("Id"));
+    String id = String.valueOf(created.json().get("Id"));
+    Object warnings = created.json().get("Warnings");
+    if (warnings instanceof List<?> list && !list.isEmpty()) {
+      String text = String.valueOf(list).toLowerCase(Locale.ROOT);
+      if (text.contains("limit") || text.contains("discarded") || text.contains("swap")) {
+        // e.g. "Your kernel does not support memory limitation or the cgroup is not mounted.
+        // Limitation discarded.": the sandbox would run without the limits it was promised.
+        RuntimeStartException failure =
+            failure(
+                Kind.UNKNOWN, "the engine would not enforce the sandbox's limits: " + list, null);
+        removeQuietly(id, failure);
+        throw failure;
+      }
+      LOG.log(System.Logger.Level.WARNING, "docker backend: create of {0} warned: {1}", name, list);
+    }
+    return id;
   }
 
   Map<String, Object> containerBody(RuntimeRequest request, String image) {
@@ -774,7 +799,7 @@ final class DockerBackend implements SandboxBackend {
         return;
       }
       // 409: removal already in progress; wait for it to finish.
-      sleep(Duration.ofMillis(50));
+      sleep(Duration.ofMillis(250));
     }
     throw new IllegalStateException("container " + container + " could not be removed");
   }
@@ -819,9 +844,13 @@ final class DockerBackend implements SandboxBackend {
   private RuntimeHandle adopted(String sandboxId, String container, Map<String, Object> state) {
     int port = 0;
     if (hostNetwork(state)) {
-      Response logs = engine.get("/containers/" + container + "/logs?stdout=1&stderr=1&tail=200");
+      // The first ready line since the container last started: later output could be shaped by
+      // what runs in the sandbox, the agent's own ready line is always the first.
+      long since = startedAtEpochSeconds(state);
+      Response logs =
+          engine.get("/containers/" + container + "/logs?stdout=1&stderr=1&since=" + since);
       if (logs.ok()) {
-        port = ContainerOutput.readyPort(ContainerOutput.demultiplex(logs.body())).orElse(0);
+        port = ContainerOutput.firstReadyPort(ContainerOutput.demultiplex(logs.body())).orElse(0);
       }
     }
     try {
@@ -832,6 +861,15 @@ final class DockerBackend implements SandboxBackend {
       attributes.put("network", hostNetwork(state) ? "host" : "bridge");
       attributes.put("port", "0");
       return new RuntimeHandle(sandboxId, NAME, attributes);
+    }
+  }
+
+  private static long startedAtEpochSeconds(Map<String, Object> state) {
+    try {
+      return Instant.parse(String.valueOf(map(state.get("State")).get("StartedAt")))
+          .getEpochSecond();
+    } catch (RuntimeException e) {
+      return 0;
     }
   }
 
@@ -873,6 +911,17 @@ final class DockerBackend implements SandboxBackend {
 
   private RuntimeStartException vanished(String container) {
     return failure(Kind.EXITED, "container " + container + " vanished while starting", null);
+  }
+
+  private void removeIfUnstarted(String name, String sandboxId, RuntimeException failure) {
+    try {
+      inspectJson(name)
+          .filter(c -> sandboxId.equals(map(map(c.get("Config")).get("Labels")).get(LABEL_SANDBOX)))
+          .filter(c -> "created".equals(String.valueOf(map(c.get("State")).get("Status"))))
+          .ifPresent(c -> destroyContainer(name));
+    } catch (RuntimeException cleanup) {
+      failure.addSuppressed(cleanup);
+    }
   }
 
   private void removeQuietly(String container, RuntimeException failure) {

@@ -182,13 +182,21 @@ final class DockerEngine {
     }
   }
 
-  private static final java.util.concurrent.ScheduledExecutorService DEADLINES =
-      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "paddock-docker-deadlines");
-            t.setDaemon(true);
-            return t;
-          });
+  private static final java.util.concurrent.ScheduledThreadPoolExecutor DEADLINES =
+      deadlineScheduler();
+
+  private static java.util.concurrent.ScheduledThreadPoolExecutor deadlineScheduler() {
+    var scheduler =
+        new java.util.concurrent.ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "paddock-docker-deadlines");
+              t.setDaemon(true);
+              return t;
+            });
+    scheduler.setRemoveOnCancelPolicy(true); // cancelled alarms do not pile up for 60 s
+    return scheduler;
+  }
 
   /** Closes a connection whose call outlives its limit, which ends the blocked read. */
   private static final class Deadline implements Closeable {
@@ -222,7 +230,13 @@ final class DockerEngine {
       out.write(requestHead("POST", target, 0, null, true));
       out.flush();
       InputStream in = new BufferedInputStream(socket.getInputStream());
-      Head head = readHead(in);
+      Deadline deadline = new Deadline(socket, timeout);
+      Head head;
+      try {
+        head = readHead(in);
+      } finally {
+        deadline.close();
+      }
       if (head.status != 101 && head.status != 200) {
         byte[] content = readBody(in, head);
         socket.close();
@@ -296,7 +310,9 @@ final class DockerEngine {
   }
 
   private String negotiate() {
-    try (Socket socket = open()) {
+    Socket socket = open();
+    Deadline deadline = new Deadline(socket, timeout);
+    try (socket) {
       OutputStream out = socket.getOutputStream();
       out.write(requestHead("GET", "/_ping", 0, null, false));
       out.flush();
@@ -309,8 +325,10 @@ final class DockerEngine {
             null);
       }
       return "/v" + (compare(version, MAX_API) > 0 ? MAX_API : version);
-    } catch (IOException e) {
-      throw unreachable(e);
+    } catch (IOException | NumberFormatException e) {
+      throw unreachable(new IOException(e.getMessage(), e));
+    } finally {
+      deadline.close();
     }
   }
 
@@ -407,7 +425,12 @@ final class DockerEngine {
       throw new IOException("not an HTTP response: " + statusLine);
     }
     String[] parts = statusLine.split(" ", 3);
-    int status = Integer.parseInt(parts[1]);
+    int status;
+    try {
+      status = Integer.parseInt(parts[1]);
+    } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+      throw new IOException("not an HTTP status line: " + statusLine, e);
+    }
     Map<String, String> headers = new LinkedHashMap<>();
     int total = statusLine.length();
     for (String line; (line = readLine(in)) != null && !line.isEmpty(); ) {
@@ -511,7 +534,11 @@ final class DockerEngine {
           }
         }
         int semicolon = size.indexOf(';');
-        left = Long.parseLong((semicolon >= 0 ? size.substring(0, semicolon) : size).trim(), 16);
+        try {
+          left = Long.parseLong((semicolon >= 0 ? size.substring(0, semicolon) : size).trim(), 16);
+        } catch (NumberFormatException e) {
+          throw new IOException("malformed chunk size: " + size, e);
+        }
         if (left == 0) {
           done = true;
           return -1;

@@ -86,6 +86,28 @@ class ScriptedEngineTest {
   }
 
   @Test
+  void aCreateWhoseLimitsTheEngineDiscardsFailsAndLeavesNothing() {
+    state = "created";
+    try (DockerBackend backend = backend()) {
+      assertThatThrownBy(
+              () ->
+                  backend.start(
+                      Sandboxes.request(
+                          "sb-scripted",
+                          dev.paddock.api.SandboxSpec.builder("img:1").build(),
+                          Sandboxes.newKey(),
+                          Sandboxes.newKey())))
+          .isInstanceOfSatisfying(
+              dev.paddock.api.spi.RuntimeStartException.class,
+              e ->
+                  assertThat(e.failure().rawDetail())
+                      .contains("would not enforce the sandbox's limits"));
+    }
+    assertThat(requests).contains("DELETE /containers/c0ffee?v=1&force=1");
+    assertThat(requests).noneMatch(r -> r.endsWith("/start"));
+  }
+
+  @Test
   void pauseIsRetriedThroughTransientErrors() {
     failuresLeft.set(3);
     failureStatus = 500;
@@ -171,6 +193,20 @@ class ScriptedEngineTest {
       in.transferTo(OutputStream.nullOutputStream()); // no answer until the client gives up
     } else if (path.equals("/_ping")) {
       reply(out, 200, "OK", List.of("API-Version: 1.41"));
+    } else if (method.equals("GET") && path.startsWith("/images/")) {
+      reply(out, 200, "{}", List.of());
+    } else if (method.equals("POST") && path.startsWith("/containers/create")) {
+      reply(
+          out,
+          201,
+          "{\"Id\":\"c0ffee\",\"Warnings\":[\"Your kernel does not support memory limitation or"
+              + " the cgroup is not mounted. Limitation discarded.\"]}",
+          List.of());
+    } else if (method.equals("DELETE")) {
+      state = "gone";
+      reply(out, 204, "", List.of());
+    } else if (state.equals("gone") && path.endsWith("/json")) {
+      reply(out, 404, "{\"message\":\"No such container\"}", List.of());
     } else if (method.equals("GET") && path.endsWith("/json")) {
       reply(out, 200, "{\"State\":{\"Status\":\"" + state + "\"}}", List.of());
     } else if (method.equals("POST") && (path.endsWith("/pause") || path.endsWith("/unpause"))) {
