@@ -1,8 +1,11 @@
 package dev.paddock.api.spi;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -66,5 +69,24 @@ public final class SettingValues {
           default -> 0;
         };
     return OptionalLong.of(n << shift);
+  }
+
+  /** {@code paddock.data-dir}, else {@code ~/.paddock}; absolute. */
+  public static Path dataDir(Map<String, String> settings) {
+    String dir = settings.get("paddock.data-dir");
+    Path path = dir != null ? Path.of(dir) : Path.of(System.getProperty("user.home"), ".paddock");
+    return path.toAbsolutePath().normalize();
+  }
+
+  /** The settings under {@code prefix}, with it removed (e.g. {@code docker.spec.env.}). */
+  public static Map<String, String> withPrefix(Map<String, String> settings, String prefix) {
+    Map<String, String> found = new TreeMap<>();
+    settings.forEach(
+        (key, value) -> {
+          if (key.startsWith(prefix) && key.length() > prefix.length()) {
+            found.put(key.substring(prefix.length()), value);
+          }
+        });
+    return found;
   }
 }

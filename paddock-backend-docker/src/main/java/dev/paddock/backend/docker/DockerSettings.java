@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -170,20 +169,11 @@ record DockerSettings(
   }
 
   private static Path dataDir(Map<String, String> settings) {
-    String dir = settings.get("paddock.data-dir");
-    Path path = dir != null ? Path.of(dir) : Path.of(System.getProperty("user.home"), ".paddock");
-    return path.toAbsolutePath().normalize();
+    return SettingValues.dataDir(settings);
   }
 
   private static Map<String, String> specEnv(Map<String, String> settings) {
-    Map<String, String> env = new TreeMap<>();
-    settings.forEach(
-        (key, value) -> {
-          if (key.startsWith(SPEC_ENV_PREFIX) && key.length() > SPEC_ENV_PREFIX.length()) {
-            env.put(key.substring(SPEC_ENV_PREFIX.length()), value);
-          }
-        });
-    return env;
+    return SettingValues.withPrefix(settings, SPEC_ENV_PREFIX);
   }
 
   static OptionalLong size(String text, String name) {

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * The process backend's settings, read once from the control plane's flattened settings map.
@@ -78,20 +77,11 @@ record ProcessSettings(
   }
 
   private static Path dataDir(Map<String, String> settings) {
-    String dir = settings.get("paddock.data-dir");
-    Path path = dir != null ? Path.of(dir) : Path.of(System.getProperty("user.home"), ".paddock");
-    return path.toAbsolutePath().normalize();
+    return SettingValues.dataDir(settings);
   }
 
   private static Map<String, String> specEnv(Map<String, String> settings) {
-    Map<String, String> env = new TreeMap<>();
-    settings.forEach(
-        (key, value) -> {
-          if (key.startsWith(SPEC_ENV_PREFIX) && key.length() > SPEC_ENV_PREFIX.length()) {
-            env.put(key.substring(SPEC_ENV_PREFIX.length()), value);
-          }
-        });
-    return env;
+    return SettingValues.withPrefix(settings, SPEC_ENV_PREFIX);
   }
 
   static Duration duration(Map<String, String> settings, String key, Duration fallback) {
