@@ -55,6 +55,7 @@ final class DockerBackend implements SandboxBackend {
   static final String LABEL_SPEC = "paddock.spec-id";
   static final String LABEL_ADMIN = "paddock.admin-key-sha256";
   static final String LABEL_NETWORK = "paddock.network";
+  static final String LABEL_INSTANCE = "paddock.instance";
 
   private static final System.Logger LOG = System.getLogger("paddock.backend.docker");
   private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-fA-F]{64}");
@@ -330,6 +331,7 @@ final class DockerBackend implements SandboxBackend {
     labels.put(LABEL_SANDBOX, request.sandboxId());
     labels.put(LABEL_SPEC, spec.id());
     labels.put(LABEL_NETWORK, settings.network());
+    labels.put(LABEL_INSTANCE, settings.instance());
     if (!request.adminKeyDigest().isEmpty()) {
       // A digest, not a key: it lets a restarted container take its admin key again.
       labels.put(LABEL_ADMIN, checkedDigest(request.adminKeyDigest()));
@@ -812,7 +814,17 @@ final class DockerBackend implements SandboxBackend {
 
   @Override
   public List<RuntimeHandle> list() {
-    String filters = enc("{\"label\":[\"" + LABEL_MANAGED + "=true\"]}");
+    // Only this control plane's containers: another Paddock on the same engine (a second data
+    // directory) keeps its own, and neither reaps the other's as orphans.
+    String filters =
+        enc(
+            "{\"label\":[\""
+                + LABEL_MANAGED
+                + "=true\",\""
+                + LABEL_INSTANCE
+                + "="
+                + settings.instance()
+                + "\"]}");
     Response response = engine.get("/containers/json?all=1&filters=" + filters);
     if (!response.ok()) {
       throw new IllegalStateException("container list: " + response.message());

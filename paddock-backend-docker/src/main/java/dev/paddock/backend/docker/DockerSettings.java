@@ -45,6 +45,9 @@ import java.util.regex.Pattern;
  * @param callbackUrl the control plane's URL as seen from inside sandboxes, checked at start
  *     ({@code docker.callback-url}); given to the agent as {@code PADDOCK_CALLBACK_URL}
  * @param specEnv every spec's environment ({@code docker.spec.env.<NAME>})
+ * @param instance which control plane's containers these are ({@code docker.instance}, default a
+ *     digest of the data directory): the label {@code paddock.instance} that {@code list()} filters
+ *     on, so two Paddocks sharing an engine never adopt or reap each other's sandboxes
  */
 record DockerSettings(
     String dockerHost,
@@ -64,7 +67,8 @@ record DockerSettings(
     Duration readyTimeout,
     Duration stopGrace,
     Optional<String> callbackUrl,
-    Map<String, String> specEnv) {
+    Map<String, String> specEnv,
+    String instance) {
 
   static final String DEFAULT_IMAGE = "paddock/sandbox:bookworm";
 
@@ -145,7 +149,8 @@ record DockerSettings(
         duration(r.get("ready-timeout"), "docker.ready-timeout", Duration.ofSeconds(60)),
         duration(r.get("stop-grace"), "docker.stop-grace", Duration.ofSeconds(5)),
         r.get("callback-url").filter(s -> !s.isBlank()),
-        specEnv(settings));
+        specEnv(settings),
+        r.get("instance").filter(s -> !s.isBlank()).orElseGet(() -> instanceOf(dataDir(settings))));
   }
 
   /** The URL of a published port. */
@@ -166,6 +171,18 @@ record DockerSettings(
 
   private static List<String> words(String text) {
     return Arrays.stream(text.split("[,\\s]+")).filter(s -> !s.isBlank()).toList();
+  }
+
+  /** A short digest of the data directory: one control plane (or replica set) per directory. */
+  static String instanceOf(Path dataDir) {
+    try {
+      byte[] digest =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(dataDir.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(digest).substring(0, 12);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new AssertionError("every JDK has SHA-256", e);
+    }
   }
 
   private static Path dataDir(Map<String, String> settings) {

@@ -161,6 +161,11 @@ class DockerBackendTest {
           .containsEntry("port", sandbox.handle().attributes().get("port"));
       assertThat(second.inspect(adopted).status()).isEqualTo(SandboxStatus.RUNNING);
     }
+    // Another Paddock on the same engine (another instance) neither adopts nor reaps it.
+    try (SandboxBackend other = DockerTestEngine.backend(Map.of("docker.instance", "another"))) {
+      assertThat(other.list()).noneMatch(h -> h.sandboxId().equals("sb-adopt"));
+    }
+    assertThat(backend.inspect(sandbox.handle()).status()).isEqualTo(SandboxStatus.RUNNING);
   }
 
   // Diagnosed start failures: a kind, the engine's detail for the log, nothing left behind.
