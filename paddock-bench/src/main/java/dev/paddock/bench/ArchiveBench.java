@@ -226,24 +226,7 @@ public final class ArchiveBench {
 
   private static ChildProcess startServer(Checkout checkout, Path data, Cleanup cleanup)
       throws IOException {
-    Path cli = checkout.root().resolve("paddock-cli/target/paddock-cli-all.jar");
-    if (!Files.isRegularFile(cli)) {
-      throw new IOException(cli + " is missing: build first (./mvnw package -DskipTests)");
-    }
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                checkout.java().toString(),
-                "-Xmx256m",
-                "--enable-native-access=ALL-UNNAMED",
-                "-Dpaddock.home=" + checkout.root(),
-                "-jar",
-                cli.toString(),
-                "server",
-                "--port",
-                "0",
-                "--data-dir",
-                data.toString())
-            .redirectErrorStream(true);
+    ProcessBuilder builder = checkout.paddockServer(data, "-Xmx256m");
     builder.environment().put("PADDOCK_ADMIN_KEY", ADMIN_KEY);
     builder.environment().put("PADDOCK_RECONCILE_SECONDS", "3600");
     builder.environment().put("RUNTIME_FILE_ARCHIVE_ENABLED", "true");

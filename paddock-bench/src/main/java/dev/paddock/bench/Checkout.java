@@ -42,6 +42,33 @@ record Checkout(Path root, Path java, Path agentJar, Path jvmOptions, Optional<P
     }
   }
 
+  /**
+   * {@code paddock server} from the built CLI jar on port 0 with {@code data} as its data
+   * directory, output merged; {@code jvmOptions} go before {@code -jar}. The caller adds settings
+   * to its environment and starts it.
+   */
+  ProcessBuilder paddockServer(Path data, String... jvmOptions) throws IOException {
+    Path cli = root.resolve("paddock-cli/target/paddock-cli-all.jar");
+    if (!Files.isRegularFile(cli)) {
+      throw new IOException(cli + " is missing: build first (./mvnw package -DskipTests)");
+    }
+    List<String> argv = new java.util.ArrayList<>();
+    argv.add(java.toString());
+    argv.addAll(List.of(jvmOptions));
+    argv.addAll(
+        List.of(
+            "--enable-native-access=ALL-UNNAMED",
+            "-Dpaddock.home=" + root,
+            "-jar",
+            cli.toString(),
+            "server",
+            "--port",
+            "0",
+            "--data-dir",
+            data.toString()));
+    return new ProcessBuilder(argv).redirectErrorStream(true);
+  }
+
   /** The option lines of {@code agent-jvm.options}, for launches that cannot use {@code @file}. */
   List<String> jvmOptionLines() {
     try {

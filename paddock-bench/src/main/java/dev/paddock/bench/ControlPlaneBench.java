@@ -178,23 +178,7 @@ public final class ControlPlaneBench {
 
   private static Server startServer(Checkout checkout, Path data, Cleanup cleanup)
       throws IOException {
-    Path cli = checkout.root().resolve("paddock-cli/target/paddock-cli-all.jar");
-    if (!Files.isRegularFile(cli)) {
-      throw new IOException(cli + " is missing: build first (./mvnw package -DskipTests)");
-    }
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                checkout.java().toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "-Dpaddock.home=" + checkout.root(),
-                "-jar",
-                cli.toString(),
-                "server",
-                "--port",
-                "0",
-                "--data-dir",
-                data.toString())
-            .redirectErrorStream(true);
+    ProcessBuilder builder = checkout.paddockServer(data);
     builder.environment().put("PADDOCK_ADMIN_KEY", ADMIN_KEY);
     builder.environment().put("PADDOCK_RECONCILE_SECONDS", "3600");
     ChildProcess child = cleanup.register(new ChildProcess(builder.start()));
@@ -205,13 +189,24 @@ public final class ControlPlaneBench {
     while ((line = lines.readLine()) != null) {
       Matcher m = LISTENING.matcher(line);
       if (m.find()) {
-        Thread drain = new Thread(() -> lines.lines().forEach(l -> {}), "server-output");
+        Thread drain = new Thread(() -> drain(lines), "server-output");
         drain.setDaemon(true);
         drain.start();
         return new Server(child, Integer.parseInt(m.group(1)));
       }
     }
     throw new IOException("paddock server exited before listening");
+  }
+
+  /** Reads the server's output until it ends (or is closed at shutdown); it is not a figure. */
+  private static void drain(BufferedReader lines) {
+    try {
+      while (lines.readLine() != null) {
+        // discarded
+      }
+    } catch (IOException e) {
+      // the server is gone or its output was closed at shutdown
+    }
   }
 
   private static List<String> createMany(int port, int count) throws Exception {
