@@ -37,6 +37,10 @@ final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
   private final AtomicInteger outstanding = new AtomicInteger(3);
   private final AtomicBoolean finished = new AtomicBoolean();
   private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+  /** How long after its status a job's output connections may still arrive (under load). */
+  private static final long OUTPUT_CONNECT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
+
   private volatile ForkServer.Job job;
   private volatile long statusNanos;
   private volatile boolean timingOut;
@@ -128,8 +132,21 @@ final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
         }
         long now = System.nanoTime();
         if (job.exit.isDone() && now - statusNanos >= DRAIN_GRACE_NANOS) {
-          // A background child still holds an output socket: its later output is not ours.
-          complete();
+          if (job.stdout.isDone() && job.stderr.isDone()) {
+            // A background child still holds an output socket: its later output is not ours.
+            complete();
+          } else if (now - statusNanos >= OUTPUT_CONNECT_GRACE_NANOS) {
+            // The job reported its status but an output connection never reached us (e.g. the
+            // agent could not start a thread while a fork bomb held every pid): never pass that
+            // off as a command that printed nothing.
+            finish(
+                job.exit.getNow(-1),
+                false,
+                Optional.of(
+                    "the command ran (exit "
+                        + job.exit.getNow(-1)
+                        + ") but its output never reached the agent, so it is missing here"));
+          }
         } else if (now >= deadline) {
           timingOut = true;
           stop(killGrace);
