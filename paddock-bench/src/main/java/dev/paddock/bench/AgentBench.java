@@ -1,10 +1,8 @@
 package dev.paddock.bench;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The end-to-end bench: starts the agent-server as a separate process, exactly as production does,
@@ -23,47 +21,12 @@ public final class AgentBench {
   private AgentBench() {}
 
   public static void main(String[] args) throws Exception {
-    Optional<Options> options = Options.parse(args);
-    if (options.isEmpty()) {
-      System.err.println("usage: AgentBench [--quick] [--json FILE]");
-      System.exit(2);
-      return;
-    }
-    Cleanup cleanup = new Cleanup();
-    Thread hook = new Thread(cleanup::closeAll, "bench-cleanup");
-    Runtime.getRuntime().addShutdownHook(hook);
-    try {
-      run(options.get(), cleanup);
-    } finally {
-      cleanup.closeAll();
-      Runtime.getRuntime().removeShutdownHook(hook);
-    }
+    BenchOptions options =
+        BenchOptions.parseOrExit(args, "AgentBench [--quick] [--json FILE]", false);
+    Cleanup.around(cleanup -> run(options, cleanup));
   }
 
-  /** Command-line options. */
-  record Options(boolean quick, Optional<Path> json) {
-    static Optional<Options> parse(String[] args) {
-      boolean quick = false;
-      Optional<Path> json = Optional.empty();
-      for (int i = 0; i < args.length; i++) {
-        switch (args[i]) {
-          case "--quick" -> quick = true;
-          case "--json" -> {
-            if (++i >= args.length) {
-              return Optional.empty();
-            }
-            json = Optional.of(Path.of(args[i]));
-          }
-          default -> {
-            return Optional.empty();
-          }
-        }
-      }
-      return Optional.of(new Options(quick, json));
-    }
-  }
-
-  private static void run(Options options, Cleanup cleanup) throws Exception {
+  private static void run(BenchOptions options, Cleanup cleanup) throws Exception {
     Checkout checkout = Checkout.find();
     Plan plan = options.quick() ? Plan.smokeRun() : Plan.fullRun();
     Report report = new Report(context(checkout, plan));

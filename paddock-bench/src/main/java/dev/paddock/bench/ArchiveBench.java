@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
@@ -40,23 +39,10 @@ public final class ArchiveBench {
   private ArchiveBench() {}
 
   public static void main(String[] args) throws Exception {
-    boolean quick = List.of(args).contains("--quick");
-    Optional<Path> json = Optional.empty();
-    for (int i = 0; i < args.length - 1; i++) {
-      if (args[i].equals("--json")) {
-        json = Optional.of(Path.of(args[i + 1]));
-      }
-    }
-    Cleanup cleanup = new Cleanup();
-    Thread hook = new Thread(cleanup::closeAll, "bench-cleanup");
-    Runtime.getRuntime().addShutdownHook(hook);
-    try {
-      Mix mix = quick ? Mix.QUICK : List.of(args).contains("--large") ? Mix.LARGE : Mix.FULL;
-      run(mix, json, cleanup);
-    } finally {
-      cleanup.closeAll();
-      Runtime.getRuntime().removeShutdownHook(hook);
-    }
+    BenchOptions options =
+        BenchOptions.parseOrExit(args, "ArchiveBench [--quick|--large] [--json FILE]", true);
+    Mix mix = options.quick() ? Mix.QUICK : options.large() ? Mix.LARGE : Mix.FULL;
+    Cleanup.around(cleanup -> run(mix, options.json(), cleanup));
   }
 
   /**

@@ -20,6 +20,27 @@ import java.util.Deque;
 final class Cleanup {
   private final Deque<AutoCloseable> pending = new ArrayDeque<>();
 
+  /** A bench's body, given the cleanup that outlives it. */
+  interface Body {
+    void run(Cleanup cleanup) throws Exception;
+  }
+
+  /**
+   * Runs {@code body} with a fresh cleanup that is closed when it ends, and also from a shutdown
+   * hook if the bench is stopped (SIGTERM, Ctrl-C) before that.
+   */
+  static void around(Body body) throws Exception {
+    Cleanup cleanup = new Cleanup();
+    Thread hook = new Thread(cleanup::closeAll, "bench-cleanup");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      body.run(cleanup);
+    } finally {
+      cleanup.closeAll();
+      Runtime.getRuntime().removeShutdownHook(hook);
+    }
+  }
+
   /** Registers {@code resource} and returns it. */
   synchronized <T extends AutoCloseable> T register(T resource) {
     pending.push(resource);

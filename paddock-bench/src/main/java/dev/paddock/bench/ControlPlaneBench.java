@@ -37,22 +37,9 @@ public final class ControlPlaneBench {
   private ControlPlaneBench() {}
 
   public static void main(String[] args) throws Exception {
-    boolean quick = List.of(args).contains("--quick");
-    Optional<Path> json = Optional.empty();
-    for (int i = 0; i < args.length - 1; i++) {
-      if (args[i].equals("--json")) {
-        json = Optional.of(Path.of(args[i + 1]));
-      }
-    }
-    Cleanup cleanup = new Cleanup();
-    Thread hook = new Thread(cleanup::closeAll, "bench-cleanup");
-    Runtime.getRuntime().addShutdownHook(hook);
-    try {
-      run(quick, json, cleanup);
-    } finally {
-      cleanup.closeAll();
-      Runtime.getRuntime().removeShutdownHook(hook);
-    }
+    BenchOptions options =
+        BenchOptions.parseOrExit(args, "ControlPlaneBench [--quick] [--json FILE]", false);
+    Cleanup.around(cleanup -> run(options.quick(), options.json(), cleanup));
   }
 
   private static void run(boolean quick, Optional<Path> json, Cleanup cleanup) throws Exception {

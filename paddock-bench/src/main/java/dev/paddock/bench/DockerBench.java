@@ -39,24 +39,12 @@ public final class DockerBench {
   private DockerBench() {}
 
   public static void main(String[] args) throws Exception {
-    Optional<AgentBench.Options> options = AgentBench.Options.parse(args);
-    if (options.isEmpty()) {
-      System.err.println("usage: DockerBench [--quick] [--json FILE]");
-      System.exit(2);
-      return;
-    }
-    Cleanup cleanup = new Cleanup();
-    Thread hook = new Thread(cleanup::closeAll, "bench-cleanup");
-    Runtime.getRuntime().addShutdownHook(hook);
-    try {
-      run(options.get(), cleanup);
-    } finally {
-      cleanup.closeAll();
-      Runtime.getRuntime().removeShutdownHook(hook);
-    }
+    BenchOptions options =
+        BenchOptions.parseOrExit(args, "DockerBench [--quick] [--json FILE]", false);
+    Cleanup.around(cleanup -> run(options, cleanup));
   }
 
-  private static void run(AgentBench.Options options, Cleanup cleanup) throws Exception {
+  private static void run(BenchOptions options, Cleanup cleanup) throws Exception {
     Checkout checkout = Checkout.find();
     DockerCli cli = new DockerCli();
     String run = "bench-" + HexFormat.of().formatHex(SecureRandom.getSeed(4));
