@@ -66,7 +66,7 @@ public final class ControlPlaneBench {
     }
 
     Path data = Files.createTempDirectory("paddock-cp-bench-");
-    cleanup.register(() -> deleteTree(data));
+    cleanup.register(() -> Cleanup.deleteTree(data));
     Server server = startServer(checkout, data, cleanup);
     int port = server.port();
 
@@ -279,16 +279,5 @@ public final class ControlPlaneBench {
       throw new IOException("no sandbox id in " + reply.text());
     }
     return m.group(1);
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
   }
 }

@@ -181,17 +181,28 @@ final class ProcessTree {
       return;
     }
     try {
-      Process kill =
-          new ProcessBuilder(argv)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .start();
-      kill.waitFor(5, TimeUnit.SECONDS);
+      runKill(argv);
     } catch (IOException e) {
       if (!signal.equals("KILL") && !signal.equals("TERM")) {
         throw new IllegalStateException("cannot run " + KILL + ": " + e.getMessage(), e);
       }
       signalWithoutFork(signal.equals("KILL"), group, targets);
+    }
+  }
+
+  /**
+   * Runs kill(1) with {@code argv} and waits (bounded) for it.
+   *
+   * @throws IOException when it cannot be started (e.g. the pids limit is exhausted)
+   */
+  private static void runKill(List<String> argv) throws IOException {
+    Process kill =
+        new ProcessBuilder(argv)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try {
+      kill.waitFor(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -221,18 +232,10 @@ final class ProcessTree {
   /** {@code kill -s KILL -- -group} through kill(1); false when it cannot be started. */
   private static boolean groupKillByKill1(long group) {
     try {
-      Process kill =
-          new ProcessBuilder(KILL, "-s", "KILL", "--", "-" + group)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .start();
-      kill.waitFor(5, TimeUnit.SECONDS);
+      runKill(List.of(KILL, "-s", "KILL", "--", "-" + group));
       return true;
     } catch (IOException e) {
       return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return true;
     }
   }
 

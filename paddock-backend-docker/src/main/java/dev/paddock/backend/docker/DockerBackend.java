@@ -4,6 +4,7 @@ import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.AgentSecrets;
 import dev.paddock.api.spi.AliveProbe;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
@@ -58,7 +59,6 @@ final class DockerBackend implements SandboxBackend {
   static final String LABEL_INSTANCE = "paddock.instance";
 
   private static final System.Logger LOG = System.getLogger("paddock.backend.docker");
-  private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-fA-F]{64}");
   private static final Pattern NAME_UNSAFE = Pattern.compile("[^a-zA-Z0-9_.-]");
   private static final String EVENTS_DIR = "/var/lib/paddock-agent/events";
   private static final String HOME_DIR = "/home/paddock";
@@ -98,7 +98,7 @@ final class DockerBackend implements SandboxBackend {
 
   @Override
   public RuntimeHandle start(RuntimeRequest request) {
-    String secrets = secrets(request.sessionKeyDigests(), request.adminKeyDigest());
+    String secrets = AgentSecrets.lines(request.sessionKeyDigests(), request.adminKeyDigest());
     String image = request.spec().id();
     starting.add(request.sandboxId());
     try {
@@ -334,7 +334,7 @@ final class DockerBackend implements SandboxBackend {
     labels.put(LABEL_INSTANCE, settings.instance());
     if (!request.adminKeyDigest().isEmpty()) {
       // A digest, not a key: it lets a restarted container take its admin key again.
-      labels.put(LABEL_ADMIN, checkedDigest(request.adminKeyDigest()));
+      labels.put(LABEL_ADMIN, AgentSecrets.checkedDigest(request.adminKeyDigest()));
     }
     List<String> env = new ArrayList<>();
     request.env().forEach((k, v) -> env.add(k + "=" + v));
@@ -486,24 +486,6 @@ final class DockerBackend implements SandboxBackend {
 
   static String containerName(String sandboxId) {
     return "paddock-" + NAME_UNSAFE.matcher(sandboxId).replaceAll("_");
-  }
-
-  private static String secrets(List<String> sessionDigests, String adminDigest) {
-    StringBuilder lines = new StringBuilder();
-    for (String digest : sessionDigests) {
-      lines.append("session_api_key_sha256=").append(checkedDigest(digest)).append('\n');
-    }
-    if (!adminDigest.isEmpty()) {
-      lines.append("admin_key_sha256=").append(checkedDigest(adminDigest)).append('\n');
-    }
-    return lines.toString();
-  }
-
-  private static String checkedDigest(String digest) {
-    if (!SHA256_HEX.matcher(digest).matches()) {
-      throw new IllegalArgumentException("a key digest must be 64 hex digits (SHA-256)");
-    }
-    return digest;
   }
 
   // ---------------------------------------------------------------- handles and state
@@ -701,7 +683,7 @@ final class DockerBackend implements SandboxBackend {
   private RuntimeHandle restart(RuntimeHandle handle, String container, Map<String, Object> state) {
     String admin =
         String.valueOf(map(map(state.get("Config")).get("Labels")).getOrDefault(LABEL_ADMIN, ""));
-    String secrets = secrets(List.of(), admin);
+    String secrets = AgentSecrets.lines(List.of(), admin);
     if (secrets.isEmpty()) {
       throw failure(Kind.UNKNOWN, "container " + container + " has no admin key label", null);
     }

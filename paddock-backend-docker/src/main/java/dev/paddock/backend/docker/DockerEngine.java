@@ -139,10 +139,6 @@ final class DockerEngine {
     return call("DELETE", path, null);
   }
 
-  Response head(String path) {
-    return call("HEAD", path, null);
-  }
-
   /** One request with a JSON body (or none); the response body is read whole. */
   Response call(String method, String path, Object json) {
     return call(
@@ -254,34 +250,7 @@ final class DockerEngine {
     }
   }
 
-  /**
-   * {@code GET path} whose body is a stream read as it arrives (logs, followed); the caller closes
-   * it.
-   */
-  Hijacked stream(String path) {
-    String target = versioned(path);
-    Socket socket = open();
-    try {
-      OutputStream out = socket.getOutputStream();
-      out.write(requestHead("GET", target, 0, null, false));
-      out.flush();
-      InputStream in = new BufferedInputStream(socket.getInputStream());
-      Head head = readHead(in);
-      if (head.status != 200) {
-        byte[] content = readBody(in, head);
-        socket.close();
-        throw new EngineException(
-            head.status + " " + new Response(head.status, head.headers, content).message(), null);
-      }
-      InputStream body = head.chunked() ? new ChunkedInputStream(in) : in;
-      return new Hijacked(socket, body, out);
-    } catch (IOException e) {
-      closeQuietly(socket);
-      throw unreachable(e);
-    }
-  }
-
-  /** A raw connection after an upgrade (or a streamed body). */
+  /** A raw connection after an upgrade. */
   record Hijacked(Socket socket, InputStream output, OutputStream input) implements Closeable {
     /** Closes our sending half: the engine closes the container's stdin (StdinOnce). */
     void closeInput() throws IOException {

@@ -138,16 +138,18 @@ record DockerSettings(
         images,
         pull,
         new Limits(
-            size(r.get("memory").orElse("2g"), "docker.memory"),
+            SettingValues.size("docker.memory", r.get("memory").orElse("2g")),
             r.get("cpus")
                 .map(Double::parseDouble)
                 .map(OptionalDouble::of)
                 .orElse(OptionalDouble.empty()),
             OptionalInt.of(Integer.parseInt(r.get("pids-limit").orElse("1024").trim())),
-            r.get("disk").map(s -> size(s, "docker.disk")).orElse(OptionalLong.empty())),
+            SettingValues.size("docker.disk", r.get("disk").orElse(null))),
         runAs,
-        duration(r.get("ready-timeout"), "docker.ready-timeout", Duration.ofSeconds(60)),
-        duration(r.get("stop-grace"), "docker.stop-grace", Duration.ofSeconds(5)),
+        SettingValues.duration(
+            "docker.ready-timeout", r.get("ready-timeout").orElse(null), Duration.ofSeconds(60)),
+        SettingValues.duration(
+            "docker.stop-grace", r.get("stop-grace").orElse(null), Duration.ofSeconds(5)),
         r.get("callback-url").filter(s -> !s.isBlank()),
         specEnv(settings),
         r.get("instance").filter(s -> !s.isBlank()).orElseGet(() -> instanceOf(dataDir(settings))));
@@ -191,13 +193,5 @@ record DockerSettings(
 
   private static Map<String, String> specEnv(Map<String, String> settings) {
     return SettingValues.withPrefix(settings, SPEC_ENV_PREFIX);
-  }
-
-  static OptionalLong size(String text, String name) {
-    return SettingValues.size(name, text);
-  }
-
-  static Duration duration(Optional<String> text, String name, Duration fallback) {
-    return SettingValues.duration(name, text.orElse(null), fallback);
   }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.backend.process;
 
+import dev.paddock.api.spi.AgentSecrets;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.RuntimeStartException;
@@ -17,7 +18,6 @@ import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Pattern;
 
 /**
  * Starts one agent-server: creates the sandbox directory, spawns the agent on {@code 127.0.0.1}
@@ -27,7 +27,6 @@ import java.util.regex.Pattern;
  * failure tears down what was made and throws a classified {@link RuntimeStartException}.
  */
 final class AgentStarter {
-  private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-fA-F]{64}");
 
   private final ProcessSettings settings;
   private final ProcessLauncher launcher;
@@ -50,7 +49,7 @@ final class AgentStarter {
 
   StartedAgent start(RuntimeRequest request) {
     SandboxLayout layout = SandboxLayout.of(settings.sandboxesDir(), request.sandboxId());
-    String secrets = secrets(request);
+    String secrets = AgentSecrets.lines(request.sessionKeyDigests(), request.adminKeyDigest());
     List<String> argv = argv(request, layout);
     createDirectory(layout);
     long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
@@ -102,28 +101,6 @@ final class AgentStarter {
   private static Marker spawned(String sandboxId, long pid, long startTime, Freezer freezer) {
     return new Marker(
         sandboxId, pid, startTime, 0, freezer.kind(), freezer.cgroup(), Instant.now());
-  }
-
-  /** {@code session_api_key_sha256=} and {@code admin_key_sha256=} lines for the agent's stdin. */
-  private static String secrets(RuntimeRequest request) {
-    StringBuilder lines = new StringBuilder();
-    for (String digest : request.sessionKeyDigests()) {
-      lines.append("session_api_key_sha256=").append(checkedDigest(digest)).append('\n');
-    }
-    if (!request.adminKeyDigest().isEmpty()) {
-      lines
-          .append("admin_key_sha256=")
-          .append(checkedDigest(request.adminKeyDigest()))
-          .append('\n');
-    }
-    return lines.toString();
-  }
-
-  private static String checkedDigest(String digest) {
-    if (!SHA256_HEX.matcher(digest).matches()) {
-      throw new IllegalArgumentException("a key digest must be 64 hex digits (SHA-256)");
-    }
-    return digest;
   }
 
   /**
