@@ -5,17 +5,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The template a sandbox is made from. Specs are data: they come from configuration.
  *
- * @param id the spec id (for image-based backends, the image reference)
+ * @param id the spec id (for image-based backends, the image reference unless {@code image} is set)
  * @param command the command that starts the agent-server, or arguments to the image's entry point
  *     (backend-specific; empty for the backend's default)
  * @param initialEnv environment for the sandbox (forwarded host variables merged in)
  * @param workingDir the workspace directory inside the sandbox
  * @param resources limits
  * @param createdAt when the spec was defined
+ * @param image the image to run (image-based backends); empty: the spec id is the image. The
+ *     control plane sets it on the per-sandbox effective spec when a create names an image
  */
 public record SandboxSpec(
     String id,
@@ -23,7 +26,8 @@ public record SandboxSpec(
     Map<String, String> initialEnv,
     String workingDir,
     Resources resources,
-    Instant createdAt) {
+    Instant createdAt,
+    Optional<String> image) {
   public SandboxSpec {
     Objects.requireNonNull(id, "id");
     command = List.copyOf(command);
@@ -31,6 +35,20 @@ public record SandboxSpec(
     Objects.requireNonNull(workingDir, "workingDir");
     Objects.requireNonNull(resources, "resources");
     Objects.requireNonNull(createdAt, "createdAt");
+    Objects.requireNonNull(image, "image");
+  }
+
+  /** The image an image-based backend runs: {@link #image()} when set, else the spec id. */
+  public String imageReference() {
+    return image.orElse(id);
+  }
+
+  /** A builder holding this spec's values, to derive a per-sandbox spec from it. */
+  public Builder toBuilder() {
+    Builder builder = new Builder(id).command(command).env(initialEnv).workingDir(workingDir);
+    builder.resources(resources).createdAt(createdAt);
+    image.ifPresent(builder::image);
+    return builder;
   }
 
   public static Builder builder(String id) {
@@ -45,6 +63,7 @@ public record SandboxSpec(
     private String workingDir = ".";
     private Resources resources = Resources.NONE;
     private Instant createdAt = Instant.EPOCH;
+    private Optional<String> image = Optional.empty();
 
     private Builder(String id) {
       this.id = Objects.requireNonNull(id, "id");
@@ -75,8 +94,14 @@ public record SandboxSpec(
       return this;
     }
 
+    /** The image to run instead of the spec id (image-based backends). */
+    public Builder image(String image) {
+      this.image = Optional.of(image);
+      return this;
+    }
+
     public SandboxSpec build() {
-      return new SandboxSpec(id, command, initialEnv, workingDir, resources, createdAt);
+      return new SandboxSpec(id, command, initialEnv, workingDir, resources, createdAt, image);
     }
   }
 }

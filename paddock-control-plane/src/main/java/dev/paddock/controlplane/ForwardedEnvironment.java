@@ -3,7 +3,6 @@ package dev.paddock.controlplane;
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.paddock.api.SandboxSpec;
 import java.io.IOException;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -63,10 +62,7 @@ public final class ForwardedEnvironment {
     if (variables.isEmpty()) {
       return spec;
     }
-    Map<String, String> env = new LinkedHashMap<>(spec.initialEnv());
-    env.putAll(variables);
-    return new SandboxSpec(
-        spec.id(), spec.command(), env, spec.workingDir(), spec.resources(), spec.createdAt());
+    return spec.toBuilder().env(variables).build();
   }
 
   private static Map<String, String> parseObject(String json) {

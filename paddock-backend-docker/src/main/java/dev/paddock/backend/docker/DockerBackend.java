@@ -99,7 +99,7 @@ final class DockerBackend implements SandboxBackend {
   @Override
   public RuntimeHandle start(RuntimeRequest request) {
     String secrets = AgentSecrets.lines(request.sessionKeyDigests(), request.adminKeyDigest());
-    String image = request.spec().id();
+    String image = request.spec().imageReference();
     starting.add(request.sandboxId());
     try {
       ensureImage(image);
