@@ -250,7 +250,7 @@ final class WebSocketConnection implements WebSocket {
     if (closeSentNanos != 0) {
       return new Ending(sentCode, sentReason); // the peer answered our close
     }
-    closeFrame(code == 1005 ? new byte[0] : slice(payload, 0, 2), code, reason);
+    closeFrame(payload, code, reason); // echo the peer's code and reason (RFC 6455 §5.5.1)
     return new Ending(code, reason);
   }
 
@@ -261,11 +261,7 @@ final class WebSocketConnection implements WebSocket {
   }
 
   private static byte[] slice(byte[] data, int from) {
-    return slice(data, from, data.length);
-  }
-
-  private static byte[] slice(byte[] data, int from, int to) {
-    byte[] part = new byte[to - from];
+    byte[] part = new byte[data.length - from];
     System.arraycopy(data, from, part, 0, part.length);
     return part;
   }
