@@ -42,6 +42,9 @@ final class PaddockExchange extends HttpExchange {
     this.head = head;
     this.closeAfter = !head.keepAlive();
     this.requestBody = body(connection, head);
+    if (head.expectContinue()) {
+      requestBody.heldBack();
+    }
     this.requestStream = requestBody;
   }
 

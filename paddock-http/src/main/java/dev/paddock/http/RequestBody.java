@@ -14,10 +14,16 @@ abstract class RequestBody extends InputStream {
   private final Runnable beforeFirstRead;
   private boolean started;
   private boolean closed;
+  private boolean heldBack;
   private ProtocolError problem;
 
   RequestBody(Runnable beforeFirstRead) {
     this.beforeFirstRead = beforeFirstRead;
+  }
+
+  /** The client sent {@code Expect: 100-continue}: it holds the body back until a read asks. */
+  final void heldBack() {
+    heldBack = true;
   }
 
   /** Whether the last byte of the body has been consumed. */
@@ -65,6 +71,9 @@ abstract class RequestBody extends InputStream {
 
   @Override
   public final long skip(long n) throws IOException {
+    if (!started && heldBack) {
+      return 0; // skipping is not wanting the body: no 100 Continue, nothing to skip
+    }
     byte[] scratch = new byte[(int) Math.min(8192, Math.max(n, 1))];
     long skipped = 0;
     while (skipped < n) {

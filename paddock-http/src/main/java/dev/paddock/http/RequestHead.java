@@ -69,7 +69,8 @@ record RequestHead(
     }
     if (!version.equals("HTTP/1.1") && !version.equals("HTTP/1.0")) {
       throw new ProtocolError(
-          version.startsWith("HTTP/") ? 505 : 400, "unsupported protocol version; use HTTP/1.1");
+          version.matches("HTTP/\\d\\.\\d") ? 505 : 400,
+          "unsupported protocol version; use HTTP/1.1");
     }
     URI uri = parseTarget(target);
     Headers headers = readHeaders(in, config, budget);

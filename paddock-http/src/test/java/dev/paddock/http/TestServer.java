@@ -68,6 +68,7 @@ final class TestServer implements AutoCloseable {
         .add("POST", "/json", call -> call.sendJson(200, Map.of("size", call.smallBody().length)))
         .add("POST", "/upload", TestServer::upload)
         .add("GET", "/stream", TestServer::stream)
+        .add("GET", "/big", TestServer::big)
         .websocket("/ws/echo", call -> new Echo())
         .websocket("/api/ws", call -> new Echo())
         .websocket(
@@ -95,6 +96,16 @@ final class TestServer implements AutoCloseable {
       for (int i = 0; i < lines; i++) {
         out.write(("{\"n\":" + i + "}\n").getBytes(StandardCharsets.UTF_8));
         out.flush();
+      }
+    }
+  }
+
+  private static void big(Call call) throws IOException {
+    int mib = call.queryInt("mib", 1, 1024).orElse(1);
+    byte[] block = new byte[64 << 10];
+    try (OutputStream out = call.stream(200, "application/octet-stream", (long) mib << 20)) {
+      for (int i = 0; i < mib * 16; i++) {
+        out.write(block);
       }
     }
   }
