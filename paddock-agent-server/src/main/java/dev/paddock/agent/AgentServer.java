@@ -138,9 +138,9 @@ public final class AgentServer implements AutoCloseable {
     if (open) {
       return true;
     }
-    return config.sessionKeys().accepts(call.header(SESSION_KEY_HEADER).orElse(null))
+    return call.header(SESSION_KEY_HEADER).map(config.sessionKeys()::accepts).orElse(false)
         || (isAdminRead(call)
-            && config.adminKeys().accepts(call.header(ADMIN_KEY_HEADER).orElse(null)));
+            && call.header(ADMIN_KEY_HEADER).map(config.adminKeys()::accepts).orElse(false));
   }
 
   /**
@@ -202,7 +202,7 @@ public final class AgentServer implements AutoCloseable {
     if (config.adminKeys().isEmpty()) {
       throw HttpError.notFound("key rotation is disabled: no admin key configured");
     }
-    if (!config.adminKeys().accepts(call.header(ADMIN_KEY_HEADER).orElse(null))) {
+    if (!call.header(ADMIN_KEY_HEADER).map(config.adminKeys()::accepts).orElse(false)) {
       throw new HttpError(401, "missing or invalid " + ADMIN_KEY_HEADER);
     }
     JsonBody body = call.jsonBody(Set.of("session_api_key_sha256"));

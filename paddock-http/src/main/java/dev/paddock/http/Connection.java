@@ -21,7 +21,6 @@ final class Connection implements Runnable {
   private final PaddockHttpServer server;
   private final Socket socket;
   private final HttpServerConfig config;
-  private final HttpDate clock = new HttpDate();
   private WireInput in;
   private WireOutput wire;
   private OutputStream out;
@@ -51,7 +50,7 @@ final class Connection implements Runnable {
   }
 
   HttpDate clock() {
-    return clock;
+    return server.clock();
   }
 
   InetSocketAddress remoteAddress() {
@@ -100,6 +99,10 @@ final class Connection implements Runnable {
       if (head == null) {
         return;
       }
+      if (server.isStopping()) {
+        answerAndClose(503, "the server is stopping; retry on a new connection");
+        return;
+      }
       PaddockExchange exchange = exchange(head);
       if (exchange.upgradedTo().isPresent()) {
         runWebSocket(exchange.upgradedTo().get());
@@ -140,7 +143,7 @@ final class Connection implements Runnable {
             + " "
             + Reasons.of(status)
             + "\r\nDate: "
-            + clock.now()
+            + server.clock().now()
             + "\r\nContent-Type: application/json\r\nContent-Length: "
             + body.length
             + "\r\nConnection: close\r\n\r\n";

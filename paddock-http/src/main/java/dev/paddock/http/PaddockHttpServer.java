@@ -28,6 +28,7 @@ final class PaddockHttpServer extends HttpServer {
   private final ServerSocket listener;
   private final List<PaddockContext> contexts = new ArrayList<>(); // guarded by lock
   private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+  private final HttpDate clock = new HttpDate();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition idle = lock.newCondition();
   private int activeExchanges; // guarded by lock
@@ -58,6 +59,10 @@ final class PaddockHttpServer extends HttpServer {
 
   HttpServerConfig config() {
     return config;
+  }
+
+  HttpDate clock() {
+    return clock;
   }
 
   boolean isStopping() {
