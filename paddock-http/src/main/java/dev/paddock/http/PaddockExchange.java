@@ -167,9 +167,9 @@ final class PaddockExchange extends HttpExchange {
       closeAfter = true;
     }
     StringBuilder text = statusLine(code);
-    if (noBody && !head) {
+    if (noBody) {
       if (code != 204 && code != 304) {
-        text.append("Content-Length: 0\r\n");
+        text.append("Content-Length: 0\r\n"); // a HEAD says what its GET would: no body
       }
     } else if (length > 0) {
       text.append("Content-Length: ").append(length).append("\r\n");

@@ -102,10 +102,30 @@ final class WebSocketConnection implements WebSocket {
         pinged = sendControl(PING, new byte[0]);
       } catch (FrameError e) {
         close(e.code, e.getMessage());
+        discardUntilPeerCloses();
         return new Ending(e.code, e.getMessage());
       } catch (IOException e) {
         return lost("connection lost");
       }
+    }
+  }
+
+  /**
+   * After failing the connection, reads and drops what the peer still sends (the rest of an
+   * oversized frame, say) until it closes, bounded in bytes and time: closing at once would reset
+   * the connection and could destroy our close frame before the peer read it.
+   */
+  private void discardUntilPeerCloses() {
+    in.deadline(System.nanoTime() + TimeUnit.SECONDS.toNanos(2));
+    byte[] scratch = new byte[8192];
+    long left = config.maxDrainBytes();
+    try {
+      int n;
+      while (left > 0 && (n = in.read(scratch, 0, scratch.length)) >= 0) {
+        left -= n;
+      }
+    } catch (IOException e) {
+      // Deadline passed or the peer reset: either way it is over.
     }
   }
 
