@@ -12,50 +12,59 @@ import javax.net.ssl.SSLContext;
  * from holding a connection (docs/SECURITY.md, "HTTP layer limits"). Every limit is answered with a
  * JSON {@code {"detail"}} reply where HTTP allows one, or a close after its timeout; none hangs.
  *
- * @param address where to listen (port 0 picks a free port; {@code getAddress()} names it)
- * @param backlog the listen backlog (0 or less: the JDK's default)
- * @param tls serve HTTPS with this context (absent: plain HTTP)
- * @param headerTimeout the request line and headers must arrive within this time of their first
- *     byte (else 408 and close); also bounds a TLS handshake
- * @param bodyIdleTimeout the longest wait for the next bytes of a request body (else the body
- *     stream throws, and the client gets 408 when nothing was answered yet)
- * @param idleTimeout how long a keep-alive connection may wait for its next request (then closed)
- * @param writeTimeout the longest a single write to a client may block (a client that stops
- *     reading); the connection is closed after it
- * @param maxHeaderBytes the most bytes of request line plus headers (else 431)
- * @param maxHeaderLineBytes the longest single header line (else 431)
- * @param maxHeaderCount the most header fields (else 431)
- * @param maxUriLength the longest request target (else 414)
- * @param maxDrainBytes the most bytes of an unread request body read and discarded after the reply,
- *     so the client sees the reply and not a reset; past it the connection is closed
- * @param webSocketMaxMessageBytes the largest WebSocket message (else close 1009)
- * @param webSocketPingInterval a ping is sent after this long without a frame from the peer, and
- *     the connection is dropped (1006) when another interval passes in silence
+ * <p>Settings, each with a default in {@link Builder}: {@code address}: where to listen (port 0
+ * picks a free port; {@code getAddress()} names it) <br>
+ * {@code backlog}: the listen backlog (0 or less: the JDK's default) <br>
+ * {@code tls}: serve HTTPS with this context (absent: plain HTTP) <br>
+ * {@code headerTimeout}: the request line and headers must arrive within this time of their first
+ * byte (else 408 and close); also bounds a TLS handshake <br>
+ * {@code bodyIdleTimeout}: the longest wait for the next bytes of a request body (else the body
+ * stream throws, and the client gets 408 when nothing was answered yet) <br>
+ * {@code idleTimeout}: how long a keep-alive connection may wait for its next request (then closed)
+ * <br>
+ * {@code writeTimeout}: the longest a single write to a client may block (a client that stops
+ * reading); the connection is closed after it <br>
+ * {@code maxHeaderBytes}: the most bytes of request line plus headers (else 431) <br>
+ * {@code maxHeaderLineBytes}: the longest single header line (else 431) <br>
+ * {@code maxHeaderCount}: the most header fields (else 431) <br>
+ * {@code maxUriLength}: the longest request target (else 414) <br>
+ * {@code maxDrainBytes}: the most bytes of an unread request body read and discarded after the
+ * reply, so the client sees the reply and not a reset; past it the connection is closed <br>
+ * {@code webSocketMaxMessageBytes}: the largest WebSocket message (else close 1009) <br>
+ * {@code webSocketPingInterval}: a ping is sent after this long without a frame from the peer, and
+ * the connection is dropped (1006) when another interval passes in silence
  */
-public record HttpServerConfig(
-    InetSocketAddress address,
-    int backlog,
-    Optional<SSLContext> tls,
-    Duration headerTimeout,
-    Duration bodyIdleTimeout,
-    Duration idleTimeout,
-    Duration writeTimeout,
-    int maxHeaderBytes,
-    int maxHeaderLineBytes,
-    int maxHeaderCount,
-    int maxUriLength,
-    long maxDrainBytes,
-    int webSocketMaxMessageBytes,
-    Duration webSocketPingInterval) {
+public final class HttpServerConfig {
+  private final InetSocketAddress address;
+  private final int backlog;
+  private final Optional<SSLContext> tls; // absent: plain HTTP
+  private final Duration headerTimeout;
+  private final Duration bodyIdleTimeout;
+  private final Duration idleTimeout;
+  private final Duration writeTimeout;
+  private final int maxHeaderBytes;
+  private final int maxHeaderLineBytes;
+  private final int maxHeaderCount;
+  private final int maxUriLength;
+  private final long maxDrainBytes;
+  private final int webSocketMaxMessageBytes;
+  private final Duration webSocketPingInterval;
 
-  public HttpServerConfig {
-    Objects.requireNonNull(address, "address");
-    Objects.requireNonNull(tls, "tls");
-    positive(headerTimeout, "headerTimeout");
-    positive(bodyIdleTimeout, "bodyIdleTimeout");
-    positive(idleTimeout, "idleTimeout");
-    positive(writeTimeout, "writeTimeout");
-    positive(webSocketPingInterval, "webSocketPingInterval");
+  private HttpServerConfig(Builder b) {
+    address = b.address;
+    backlog = b.backlog;
+    tls = Optional.ofNullable(b.tls);
+    headerTimeout = positive(b.headerTimeout, "headerTimeout");
+    bodyIdleTimeout = positive(b.bodyIdleTimeout, "bodyIdleTimeout");
+    idleTimeout = positive(b.idleTimeout, "idleTimeout");
+    writeTimeout = positive(b.writeTimeout, "writeTimeout");
+    webSocketPingInterval = positive(b.webSocketPingInterval, "webSocketPingInterval");
+    maxHeaderBytes = b.maxHeaderBytes;
+    maxHeaderLineBytes = b.maxHeaderLineBytes;
+    maxHeaderCount = b.maxHeaderCount;
+    maxUriLength = b.maxUriLength;
+    maxDrainBytes = b.maxDrainBytes;
+    webSocketMaxMessageBytes = b.webSocketMaxMessageBytes;
     if (maxHeaderLineBytes < 64 || maxHeaderBytes < maxHeaderLineBytes || maxHeaderCount < 1) {
       throw new IllegalArgumentException(
           "header limits must satisfy 64 <= maxHeaderLineBytes <= maxHeaderBytes and count >= 1");
@@ -66,10 +75,67 @@ public record HttpServerConfig(
     }
   }
 
-  private static void positive(Duration value, String name) {
+  private static Duration positive(Duration value, String name) {
     if (value == null || value.isNegative() || value.isZero()) {
       throw new IllegalArgumentException(name + " must be a positive duration, got " + value);
     }
+    return value;
+  }
+
+  public InetSocketAddress address() {
+    return address;
+  }
+
+  public int backlog() {
+    return backlog;
+  }
+
+  public Optional<SSLContext> tls() {
+    return tls;
+  }
+
+  public Duration headerTimeout() {
+    return headerTimeout;
+  }
+
+  public Duration bodyIdleTimeout() {
+    return bodyIdleTimeout;
+  }
+
+  public Duration idleTimeout() {
+    return idleTimeout;
+  }
+
+  public Duration writeTimeout() {
+    return writeTimeout;
+  }
+
+  public int maxHeaderBytes() {
+    return maxHeaderBytes;
+  }
+
+  public int maxHeaderLineBytes() {
+    return maxHeaderLineBytes;
+  }
+
+  public int maxHeaderCount() {
+    return maxHeaderCount;
+  }
+
+  public int maxUriLength() {
+    return maxUriLength;
+  }
+
+  public long maxDrainBytes() {
+    return maxDrainBytes;
+  }
+
+  public int webSocketMaxMessageBytes() {
+    return webSocketMaxMessageBytes;
+  }
+
+  public Duration webSocketPingInterval() {
+    return webSocketPingInterval;
   }
 
   /** A builder with the defaults documented on each setter, listening on {@code address}. */
@@ -177,21 +243,7 @@ public record HttpServerConfig(
     }
 
     public HttpServerConfig build() {
-      return new HttpServerConfig(
-          address,
-          backlog,
-          Optional.ofNullable(tls),
-          headerTimeout,
-          bodyIdleTimeout,
-          idleTimeout,
-          writeTimeout,
-          maxHeaderBytes,
-          maxHeaderLineBytes,
-          maxHeaderCount,
-          maxUriLength,
-          maxDrainBytes,
-          webSocketMaxMessageBytes,
-          webSocketPingInterval);
+      return new HttpServerConfig(this);
     }
   }
 }
