@@ -94,10 +94,16 @@ abstract class ResponseBody extends OutputStream {
     }
   }
 
-  /** Chunked transfer coding; small writes are gathered into chunks of up to 8 KiB. */
+  /**
+   * Chunked transfer coding. Writes are gathered into chunks of up to 32 KiB, each framed in place
+   * (size line, data, CRLF in one array) so one chunk is one write to the socket, not three.
+   */
   static final class Chunked extends ResponseBody {
+    private static final int CAPACITY = 32 << 10;
+    private static final int HEADER = 6; // "8000\r\n" at most: 4 hex digits and CRLF
+
     private final OutputStream out;
-    private final byte[] pending = new byte[8192];
+    private final byte[] frame = new byte[HEADER + CAPACITY + 2];
     private int count;
     private boolean ended;
 
@@ -112,34 +118,36 @@ abstract class ResponseBody extends OutputStream {
 
     @Override
     void writeBody(byte[] data, int offset, int length) throws IOException {
-      if (length >= pending.length) {
-        emitPending();
-        chunk(data, offset, length);
+      while (length > 0) {
+        int n = Math.min(length, CAPACITY - count);
+        System.arraycopy(data, offset, frame, HEADER + count, n);
+        count += n;
+        offset += n;
+        length -= n;
+        if (count == CAPACITY) {
+          emit();
+        }
+      }
+    }
+
+    private void emit() throws IOException {
+      if (count == 0) {
         return;
       }
-      if (count + length > pending.length) {
-        emitPending();
-      }
-      System.arraycopy(data, offset, pending, count, length);
-      count += length;
-    }
-
-    private void emitPending() throws IOException {
-      if (count > 0) {
-        chunk(pending, 0, count);
-        count = 0;
-      }
-    }
-
-    private void chunk(byte[] data, int offset, int length) throws IOException {
-      out.write((Integer.toHexString(length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-      out.write(data, offset, length);
-      out.write(CRLF);
+      byte[] size = Integer.toHexString(count).getBytes(StandardCharsets.US_ASCII);
+      int start = HEADER - size.length - 2;
+      System.arraycopy(size, 0, frame, start, size.length);
+      frame[HEADER - 2] = '\r';
+      frame[HEADER - 1] = '\n';
+      frame[HEADER + count] = '\r';
+      frame[HEADER + count + 1] = '\n';
+      out.write(frame, start, HEADER - start + count + 2);
+      count = 0;
     }
 
     @Override
     void end() throws IOException {
-      emitPending();
+      emit();
       out.write(LAST_CHUNK);
       out.flush();
       ended = true;
@@ -147,11 +155,10 @@ abstract class ResponseBody extends OutputStream {
 
     @Override
     void flushBody() throws IOException {
-      emitPending();
+      emit();
       out.flush();
     }
 
-    private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
   }
 
