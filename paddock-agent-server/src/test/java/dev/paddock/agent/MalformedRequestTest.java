@@ -189,6 +189,26 @@ class MalformedRequestTest {
   }
 
   @Test
+  void aDuplicateSessionKeyHeaderIs400NotFirstOneWins() throws Exception {
+    String status =
+        rawStatusLine(
+            "GET /api/sessions HTTP/1.1\r\nHost: x\r\n"
+                + AgentServer.SESSION_KEY_HEADER
+                + ": "
+                + AgentFixture.KEY
+                + "\r\n"
+                + AgentServer.SESSION_KEY_HEADER
+                + ": wrong\r\n\r\n");
+    assertThat(status).startsWith("HTTP/1.1 400");
+  }
+
+  @Test
+  void aHeadOfAGetRouteAnswersWithoutABody() throws Exception {
+    String status = rawStatusLine("HEAD /health HTTP/1.1\r\nHost: x\r\n\r\n");
+    assertThat(status).startsWith("HTTP/1.1 200");
+  }
+
+  @Test
   void garbageOnTheSocketDoesNotHurtTheServer() throws Exception {
     String status = rawStatusLine("\u0000\u0001GARBAGE / HTTP/9\r\n\r\n");
     assertThat(status).doesNotContain(" 500");

@@ -140,6 +140,27 @@ class ControlPlaneApiTest {
   }
 
   @Test
+  void repeatedQueryParametersAndAuthHeadersAre400NotFirstOneWins() throws Exception {
+    String id = admin().create(Optional.empty(), true, Duration.ofSeconds(60)).id();
+    HttpResponse<String> twice =
+        plane.admin(
+            "DELETE", "/api/v1/sandboxes/" + id + "?sandbox_id=" + id + "&sandbox_id=other", null);
+    assertThat(twice.statusCode()).isEqualTo(400);
+    assertThat(object(twice).get("detail").toString()).contains("sandbox_id");
+    var twoKeys =
+        java.net.http.HttpRequest.newBuilder(URI.create(plane.url() + "/api/v1/users/me"))
+            .header("Authorization", "Bearer " + ControlPlane.ADMIN_KEY)
+            .header("Authorization", "Bearer pdk_someone_else")
+            .build();
+    HttpResponse<String> refused = plane.http.send(twoKeys, HttpResponse.BodyHandlers.ofString());
+    assertThat(refused.statusCode()).isEqualTo(400);
+    assertThat(object(refused).get("detail").toString()).contains("Authorization");
+    assertThat(plane.admin("DELETE", "/api/v1/sandboxes/" + id, null).statusCode())
+        .as("the refused DELETE deleted nothing")
+        .isEqualTo(200);
+  }
+
+  @Test
   void webhooksAreStoredOnlyWithARunningSandboxesKey() throws Exception {
     SandboxInfo running = admin().create(Optional.empty(), true, Duration.ofSeconds(60));
     String key = running.sessionApiKey().orElseThrow();

@@ -73,15 +73,15 @@ public final class FileRoutes {
     MultipartReader parts =
         new MultipartReader(call.body(), MultipartReader.boundaryOf(call.contentType()));
     try {
-      receive(parts, target, user);
+      receive(parts, call.body(), target, user);
     } catch (FileSystemException e) {
       throw FileErrors.translate(e);
     }
     call.sendJson(200, SUCCESS);
   }
 
-  private static void receive(MultipartReader parts, Path target, CommandUser user)
-      throws IOException {
+  private static void receive(
+      MultipartReader parts, InputStream body, Path target, CommandUser user) throws IOException {
     StagedFile staged = null;
     try {
       for (var part = parts.next(); part.isPresent(); part = parts.next()) {
@@ -93,6 +93,7 @@ public final class FileRoutes {
       if (staged == null) {
         throw HttpError.unprocessable("multipart field 'file' is required");
       }
+      requireEndOfBody(body);
       staged.commit();
     } finally {
       if (staged != null) {
@@ -100,6 +101,19 @@ public final class FileRoutes {
       }
     }
   }
+
+  /**
+   * Reads past the closing boundary to the end of the request body, so a body shorter than its
+   * Content-Length fails here (the body stream throws) and the upload is not committed (D12).
+   */
+  private static void requireEndOfBody(InputStream body) throws IOException {
+    if (body.skip(MAX_EPILOGUE) >= MAX_EPILOGUE && body.read() >= 0) {
+      throw HttpError.badRequest(
+          "more than " + MAX_EPILOGUE + " bytes after the closing multipart boundary");
+    }
+  }
+
+  private static final long MAX_EPILOGUE = 64 << 10;
 
   /**
    * {@code GET /api/file/download?path=}: the file's bytes as {@code application/octet-stream} with

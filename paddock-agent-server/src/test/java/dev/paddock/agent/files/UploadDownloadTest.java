@@ -77,6 +77,35 @@ class UploadDownloadTest {
   }
 
   @Test
+  void anUploadShorterThanItsContentLengthIsRefusedAndNotCommitted() throws Exception {
+    Path target = agent.workspace().resolve("truncated.txt");
+    java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+    body.writeBytes(Multipart.partHead("file", "truncated.txt"));
+    body.writeBytes("complete-looking content".getBytes(StandardCharsets.UTF_8));
+    body.writeBytes(Multipart.closing());
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", agent.server().port())) {
+      socket.setSoTimeout(10_000);
+      String head =
+          "POST /api/file/upload?path="
+              + q(target)
+              + " HTTP/1.1\r\nHost: x\r\nX-Session-API-Key: "
+              + AgentFixture.KEY
+              + "\r\nContent-Type: "
+              + Multipart.CONTENT_TYPE
+              + "\r\nContent-Length: 2147483648\r\n\r\n";
+      socket.getOutputStream().write(head.getBytes(StandardCharsets.ISO_8859_1));
+      socket.getOutputStream().write(body.toByteArray());
+      socket.shutdownOutput(); // D12: the client stops long before its declared length
+      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(answer).startsWith("HTTP/1.1 400").contains("\"detail\"").contains("ended after");
+    }
+    assertThat(target).doesNotExist();
+    try (var left = Files.list(agent.workspace())) {
+      assertThat(left).as("no staging file left behind").isEmpty();
+    }
+  }
+
+  @Test
   void uploadOverwritesAndKeepsNoStagingFiles() throws Exception {
     Path target = agent.workspace().resolve("notes.txt");
     Files.writeString(target, "an old and much longer content");
