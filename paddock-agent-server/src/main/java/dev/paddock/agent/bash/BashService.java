@@ -63,9 +63,20 @@ public final class BashService implements AutoCloseable {
    * @param user who commands run as (prepared from {@code config}; see {@link CommandUser#prepare})
    */
   public BashService(AgentConfig config, CommandUser user) {
+    this(config, user, Map.of());
+  }
+
+  /**
+   * @param user who commands run as (prepared from {@code config}; see {@link CommandUser#prepare})
+   * @param agentVariables variables telling commands about their agent ({@code PADDOCK_AGENT_URL},
+   *     {@code SANDBOX_ID}); never a key
+   */
+  public BashService(AgentConfig config, CommandUser user, Map<String, String> agentVariables) {
     this.config = config;
     this.log = new EventLog(config.maxEvents(), config.maxEventAge());
-    this.environment = user.environment(commandEnvironment(System.getenv()));
+    Map<String, String> env = commandEnvironment(System.getenv());
+    env.putAll(agentVariables);
+    this.environment = user.environment(env);
     // The user switch, then setsid: both exec, so the shell keeps the pid the JVM started.
     this.launchPrefix = user.wrap(ProcessTree.newSessionPrefix());
     this.oomKills =
