@@ -21,7 +21,11 @@ public final class Router implements HttpHandler {
     void handle(Call call) throws Exception;
   }
 
-  private record Entry(String method, String[] segments, Route route) {}
+  private record Entry(String method, String[] segments, Route route, WebSocketRoute socket) {
+    boolean isWebSocket() {
+      return socket != null;
+    }
+  }
 
   private static final System.Logger LOG = System.getLogger("paddock.agent.http");
 
@@ -56,7 +60,18 @@ public final class Router implements HttpHandler {
   }
 
   public Router add(String method, String template, Route route) {
-    entries.add(new Entry(method, split(template), route));
+    entries.add(new Entry(method, split(template), route, null));
+    return this;
+  }
+
+  /**
+   * Serves WebSocket connections on {@code template}: a {@code GET} with {@code Upgrade: websocket}
+   * runs {@code route} (after the auth check when the path is protected) and, when it returns a
+   * listener, switches the connection to WebSocket (101). A plain {@code GET} there is a 426 {@code
+   * {"detail"}} naming the upgrade needed.
+   */
+  public Router websocket(String template, WebSocketRoute route) {
+    entries.add(new Entry("GET", split(template), null, route));
     return this;
   }
 
@@ -84,7 +99,11 @@ public final class Router implements HttpHandler {
         pathMatched = true;
         if (entry.method.equals(exchange.getRequestMethod())) {
           call = new Call(exchange, Map.copyOf(params), maxJsonBytes);
-          entry.route.handle(call);
+          if (entry.isWebSocket()) {
+            upgrade(call, entry.socket);
+          } else {
+            entry.route.handle(call);
+          }
           return;
         }
       }
@@ -117,6 +136,15 @@ public final class Router implements HttpHandler {
     } finally {
       exchange.close();
     }
+  }
+
+  private static void upgrade(Call call, WebSocketRoute route) throws Exception {
+    if (!call.header("Upgrade").map(u -> u.equalsIgnoreCase("websocket")).orElse(false)) {
+      call.setHeader("Upgrade", "websocket");
+      throw new HttpError(426, "this route needs a WebSocket upgrade (Upgrade: websocket)");
+    }
+    route.accept(call);
+    throw new HttpError(501, "WebSocket upgrades are not available yet");
   }
 
   private boolean isProtected(String path) {
