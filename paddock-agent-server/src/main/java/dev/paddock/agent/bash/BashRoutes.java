@@ -124,14 +124,30 @@ public final class BashRoutes {
     // Pinned: retention may drop the command as soon as it ends, but its output is read below.
     CommandRecord record = start(request(call.jsonBody(EXECUTE_FIELDS)), Optional.empty(), true);
     try {
-      writeResult(call, record, await(record));
+      writeResult(call, record, await(record), service.replyCapBytes());
     } finally {
       service.unpin(record);
     }
   }
 
-  private static void writeResult(Call call, CommandRecord record, CommandResult result)
+  /**
+   * The reply of {@code execute_bash_command}: the whole output up to {@code cap} bytes per stream
+   * (the events keep more), flagged truncated beyond.
+   */
+  private static void writeResult(Call call, CommandRecord record, CommandResult outcome, long cap)
       throws IOException {
+    CommandRecord.Range stdout = record.head(Channel.STDOUT, cap);
+    CommandRecord.Range stderr = record.head(Channel.STDERR, cap);
+    CommandResult result =
+        new CommandResult(
+            outcome.exitCode(),
+            outcome.timedOut(),
+            outcome.stdoutTruncated() || stdout.length() < record.bytesKept(Channel.STDOUT),
+            outcome.stderrTruncated() || stderr.length() < record.bytesKept(Channel.STDERR),
+            outcome.error(),
+            outcome.sessionReset(),
+            outcome.durationMillis(),
+            outcome.oomKilled());
     try (OutputStream out = call.stream(200, "application/json", 0);
         JsonGenerator g = Json.generator(out)) {
       List<BashEvent> events = record.events();
@@ -145,11 +161,9 @@ public final class BashRoutes {
       g.writeNumberField("order", last instanceof BashEvent.Output o ? o.order() : 0);
       g.writeNumberField("exit_code", result.exitCode());
       g.writeFieldName("stdout");
-      record.writeText(
-          g, Channel.STDOUT, new CommandRecord.Range(0, record.bytesKept(Channel.STDOUT)));
+      record.writeText(g, Channel.STDOUT, stdout);
       g.writeFieldName("stderr");
-      record.writeText(
-          g, Channel.STDERR, new CommandRecord.Range(0, record.bytesKept(Channel.STDERR)));
+      record.writeText(g, Channel.STDERR, stderr);
       BashEvents.writeOutcomeFields(g, result);
       g.writeEndObject();
     }
