@@ -164,6 +164,12 @@ public final class AgentServer implements AutoCloseable {
         .add("PUT", "/admin/session-keys", this::rotateKeys)
         .add("GET", EnvironmentProbe.ROUTE, new EnvironmentProbe(config.workspace())::handle);
     BashRoutes.register(router, bash, config.defaultTimeout().toSeconds());
+    BashRoutes.registerSockets(
+        router,
+        bash,
+        config.defaultTimeout().toSeconds(),
+        open,
+        key -> config.sessionKeys().accepts(key));
     FileRoutes.register(router, config, user);
     GitRoutes.register(router, config, user);
     return router;
@@ -219,8 +225,10 @@ public final class AgentServer implements AutoCloseable {
             "sessions_v1",
             "file_archive_v1",
             "git_v1",
-            "session_key_rotation_v1"));
-    info.put("websockets", false);
+            "session_key_rotation_v1",
+            "event_stream_v1",
+            "bash_events_socket_v1"));
+    info.put("websockets", true);
     call.sendJson(200, info);
   }
 

@@ -302,6 +302,11 @@ public final class BashService implements AutoCloseable {
     return log.get(id);
   }
 
+  /** A reader of the history from a position on (see {@link EventFeed}). */
+  EventFeed feed() {
+    return new EventFeed(log);
+  }
+
   /** One page of the history. */
   EventLog.Page search(
       Predicate<BashEvent> filter, boolean descending, Optional<String> pageId, int limit) {
