@@ -121,6 +121,16 @@ class BashEventsSocketTest {
   }
 
   @Test
+  void aClientThatNeverAuthenticatesIsClosedWith4001AfterTheWindow() throws Exception {
+    try (WsClient ws = WsClient.connect(agent, PATH)) {
+      // OpenHands' window is 10 s; the close must come, and not before the window.
+      long start = System.nanoTime();
+      assertThat(ws.awaitClose()).isEqualTo(4001);
+      assertThat(System.nanoTime() - start).isGreaterThan(9_000_000_000L);
+    }
+  }
+
+  @Test
   void anInvalidRequestFrameGetsABashErrorFrame() throws Exception {
     try (WsClient ws = WsClient.connect(agent, PATH, "X-Session-API-Key", AgentFixture.KEY)) {
       ws.send("{\"command\":\"echo x\",\"timout\":5}");
