@@ -12,7 +12,7 @@ import java.util.Optional;
  * suits a sandbox, so {@code AgentConfig.builder().build()} is a working (unauthenticated,
  * loopback-only) server.
  *
- * @param host address to bind; loopback unless keys are configured
+ * @param host address to bind; loopback ({@code 127.0.0.1}) unless set, with keys or without
  * @param port TCP port; 0 picks a free one (see {@link AgentServer#port()})
  * @param workspace default working directory of commands
  * @param fileRoots absolute directories file routes may touch; paths resolving outside are 403
@@ -37,6 +37,8 @@ import java.util.Optional;
  * @param oomCounterFile a file with an {@code oom_kill N} line (cgroup v2 {@code memory.events}, v1
  *     {@code memory.oom_control}) read before and after each command to tell an OOM kill; empty
  *     finds the agent's own cgroup's file, and none found means OOM kills are never reported
+ * @param sandboxId the id of the sandbox this agent serves, given to commands as {@code
+ *     SANDBOX_ID}; empty outside a sandbox (then commands get no {@code SANDBOX_ID})
  */
 public record AgentConfig(
     String host,
@@ -56,7 +58,8 @@ public record AgentConfig(
     boolean forkServer,
     Optional<RunAs> runAs,
     Optional<Path> home,
-    Optional<Path> oomCounterFile) {
+    Optional<Path> oomCounterFile,
+    Optional<String> sandboxId) {
 
   public AgentConfig {
     Objects.requireNonNull(host, "host");
@@ -68,6 +71,7 @@ public record AgentConfig(
     Objects.requireNonNull(runAs, "runAs");
     Objects.requireNonNull(home, "home");
     Objects.requireNonNull(oomCounterFile, "oomCounterFile");
+    Objects.requireNonNull(sandboxId, "sandboxId");
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port must be 0..65535, got " + port);
     }
@@ -100,8 +104,15 @@ public record AgentConfig(
     private Optional<RunAs> runAs = Optional.empty();
     private Optional<Path> home = Optional.empty();
     private Optional<Path> oomCounterFile = Optional.empty();
+    private Optional<String> sandboxId = Optional.empty();
 
     private Builder() {}
+
+    /** The sandbox's id, for commands' {@code SANDBOX_ID}; blank means none. */
+    public Builder sandboxId(String id) {
+      this.sandboxId = id.isBlank() ? Optional.empty() : Optional.of(id);
+      return this;
+    }
 
     public Builder runAs(RunAs user) {
       this.runAs = Optional.of(user);
@@ -194,7 +205,8 @@ public record AgentConfig(
     }
 
     public AgentConfig build() {
-      String boundHost = host != null ? host : sessionKeys.isEmpty() ? "127.0.0.1" : "0.0.0.0";
+      // Loopback unless asked: a sandbox that must be reachable from outside says --host.
+      String boundHost = host != null ? host : "127.0.0.1";
       Path events =
           eventsDir != null
               ? eventsDir
@@ -219,7 +231,8 @@ public record AgentConfig(
           forkServer,
           runAs,
           home,
-          oomCounterFile);
+          oomCounterFile,
+          sandboxId);
     }
   }
 }

@@ -16,6 +16,8 @@ import dev.paddock.http.Router;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +44,9 @@ public final class AgentServer implements AutoCloseable {
   /** The other {@code /api} route the admin key opens: the read-only environment probe. */
   public static final String ENVIRONMENT_ROUTE = EnvironmentProbe.ROUTE;
 
+  /** The variable through which commands learn their agent's URL. */
+  public static final String AGENT_URL_VARIABLE = "PADDOCK_AGENT_URL";
+
   private static final System.Logger LOG = System.getLogger("paddock.agent");
 
   private final AgentConfig config;
@@ -61,7 +66,7 @@ public final class AgentServer implements AutoCloseable {
     this.user = user;
     this.http = http;
     this.handlers = handlers;
-    this.bash = new BashService(config, user);
+    this.bash = new BashService(config, user, agentVariables(config, http.getAddress().getPort()));
     // Open only when started with no keys at all; a ring emptied by rotation accepts nothing.
     this.open = config.sessionKeys().isEmpty() && config.adminKeys().isEmpty();
   }
@@ -73,6 +78,7 @@ public final class AgentServer implements AutoCloseable {
    * @throws CommandUserException when commands cannot run as the configured user
    */
   public static AgentServer start(AgentConfig config) {
+    createWorkspace(config.workspace());
     CommandUser user = CommandUser.prepare(config.runAs(), config.home(), config.workspace());
     HttpServer http;
     try {
@@ -104,6 +110,36 @@ public final class AgentServer implements AutoCloseable {
     return server;
   }
 
+  /** Creates the workspace (and its parents) when missing, as {@code mkdir -p} does. */
+  private static void createWorkspace(Path workspace) {
+    try {
+      Files.createDirectories(workspace);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the workspace " + workspace + ": " + e, e);
+    }
+  }
+
+  /**
+   * What commands learn about their agent: its URL on this machine (so a script can call its own
+   * agent; the key stays with whoever holds it) and, in a sandbox, the sandbox's id under
+   * OpenHands' name {@code SANDBOX_ID}.
+   */
+  static Map<String, String> agentVariables(AgentConfig config, int port) {
+    Map<String, String> variables = new LinkedHashMap<>();
+    variables.put(AGENT_URL_VARIABLE, "http://" + localHost(config.host()) + ":" + port);
+    config.sandboxId().ifPresent(id -> variables.put("SANDBOX_ID", id));
+    return variables;
+  }
+
+  /** The address a process on this machine uses to reach an agent bound to {@code host}. */
+  private static String localHost(String host) {
+    return switch (host) {
+      case "0.0.0.0", "" -> "127.0.0.1";
+      case "::", "[::]" -> "[::1]";
+      default -> host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host;
+    };
+  }
+
   /** The bound port (useful with port 0). */
   public int port() {
     return http.getAddress().getPort();
@@ -128,6 +164,12 @@ public final class AgentServer implements AutoCloseable {
         .add("PUT", "/admin/session-keys", this::rotateKeys)
         .add("GET", EnvironmentProbe.ROUTE, new EnvironmentProbe(config.workspace())::handle);
     BashRoutes.register(router, bash, config.defaultTimeout().toSeconds());
+    BashRoutes.registerSockets(
+        router,
+        bash,
+        config.defaultTimeout().toSeconds(),
+        open,
+        key -> config.sessionKeys().accepts(key));
     FileRoutes.register(router, config, user);
     GitRoutes.register(router, config, user);
     return router;
@@ -183,8 +225,10 @@ public final class AgentServer implements AutoCloseable {
             "sessions_v1",
             "file_archive_v1",
             "git_v1",
-            "session_key_rotation_v1"));
-    info.put("websockets", false);
+            "session_key_rotation_v1",
+            "event_stream_v1",
+            "bash_events_socket_v1"));
+    info.put("websockets", true);
     call.sendJson(200, info);
   }
 

@@ -19,10 +19,16 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR] [--file-root DIR]...
  *               [--timeout SECONDS] [--secrets-stdin] [--ready-file FILE] [--no-fork-server]
- *               [--run-as UID:GID] [--home DIR]
+ *               [--run-as UID:GID] [--home DIR] [--sandbox-id ID]
  * </pre>
  *
- * {@code --run-as} runs every command, session shell and git process as that user and group (no
+ * {@code --host} defaults to {@code 127.0.0.1}, keys or not: an agent that must answer other
+ * machines (a container's published port) says {@code --host 0.0.0.0}. The start line names the
+ * address. {@code --workspace} is created when missing. {@code --sandbox-id} (default: {@code
+ * PADDOCK_SANDBOX_ID} from the environment, which the backends set) reaches commands as {@code
+ * SANDBOX_ID}, beside {@code PADDOCK_AGENT_URL}, the agent's own URL.
+ *
+ * <p>{@code --run-as} runs every command, session shell and git process as that user and group (no
  * supplementary groups, no capabilities) through {@code setpriv}, and gives the files the agent
  * writes for them to that user; it needs the agent to run as root (naming the agent's own ids is
  * accepted and changes nothing). {@code --home} is their {@code HOME} (default: the workspace when
@@ -42,6 +48,8 @@ public final class AgentServerMain {
     boolean secretsFromStdin = false;
     Path readyFile = null;
     List<Path> roots = new ArrayList<>();
+    // The backends put the id in the agent's environment; an option says it explicitly.
+    String sandboxId = System.getenv().getOrDefault("PADDOCK_SANDBOX_ID", "");
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       switch (arg) {
@@ -57,11 +65,13 @@ public final class AgentServerMain {
         case "--no-fork-server" -> builder.forkServer(false);
         case "--run-as" -> builder.runAs(runAs(value(args, ++i, arg)));
         case "--home" -> builder.home(Path.of(value(args, ++i, arg)));
+        case "--sandbox-id" -> sandboxId = value(args, ++i, arg);
         case "-h", "--help" -> {
           System.out.println(
               "usage: paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR]"
                   + " [--file-root DIR]... [--timeout SECONDS] [--secrets-stdin]"
-                  + " [--ready-file FILE] [--no-fork-server] [--run-as UID:GID] [--home DIR]");
+                  + " [--ready-file FILE] [--no-fork-server] [--run-as UID:GID] [--home DIR]"
+                  + " [--sandbox-id ID]");
           return;
         }
         default -> {
@@ -73,6 +83,7 @@ public final class AgentServerMain {
     if (!roots.isEmpty()) {
       builder.fileRoots(roots);
     }
+    builder.sandboxId(sandboxId);
     Secrets secrets =
         secretsFromStdin ? Secrets.read(System.in) : Secrets.fromEnvironment(System.getenv());
     if (secretsFromStdin && secrets.sessionKeys().isEmpty() && secrets.adminKeys().isEmpty()) {
@@ -109,9 +120,16 @@ public final class AgentServerMain {
             + server.port()
             + " (workspace "
             + server.config().workspace()
+            + (isLoopback(server.config().host())
+                ? "; loopback only, --host 0.0.0.0 to accept other machines"
+                : "")
             + ")");
     System.out.flush();
     stopped.await();
+  }
+
+  private static boolean isLoopback(String host) {
+    return host.startsWith("127.") || host.equals("::1") || host.equals("localhost");
   }
 
   /** Writes the port atomically, so a supervisor that lost our stdout can still find us. */

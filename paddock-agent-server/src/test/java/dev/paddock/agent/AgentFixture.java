@@ -166,6 +166,13 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
         dev.paddock.http.Json.parseAny(response.body().getBytes(StandardCharsets.UTF_8));
   }
 
+  /** Parses a JSON object. */
+  @SuppressWarnings("unchecked")
+  public static Map<String, Object> json(String body) {
+    return (Map<String, Object>)
+        dev.paddock.http.Json.parseAny(body.getBytes(StandardCharsets.UTF_8));
+  }
+
   /** Parses any JSON response body. */
   public static Object jsonAny(HttpResponse<String> response) {
     return dev.paddock.http.Json.parseAny(response.body().getBytes(StandardCharsets.UTF_8));

@@ -2,7 +2,6 @@ package dev.paddock.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,15 +65,22 @@ class CommandExecutionTest {
         .containsEntry("stdout", sub.toRealPath() + "\n");
   }
 
+  /** OpenHands reports a command's own bad input in band: its clients drop an HTTP reason. */
   @Test
-  void aMissingOrNonDirectoryCwdIs400() throws Exception {
+  void aMissingOrNonDirectoryCwdEndsTheCommandWithAnErrorInStderr() throws Exception {
     Files.writeString(agent.workspace().resolve("file.txt"), "x");
     for (String cwd : List.of("does/not/exist", "/no/such/dir", "file.txt")) {
-      HttpResponse<String> response =
-          agent.postJson(
-              "/api/bash/execute_bash_command", BashClient.body("command", "pwd", "cwd", cwd));
-      assertThat(response.statusCode()).as(cwd).isEqualTo(400);
-      assertThat(AgentFixture.json(response)).containsKey("detail");
+      Map<String, Object> result = bash.execute("command", "pwd", "cwd", cwd);
+      assertThat(result).as(cwd).containsEntry("exit_code", -1).containsEntry("stdout", null);
+      // This agent caps replies at 64 bytes; the events below keep the whole line.
+      assertThat((String) result.get("stderr"))
+          .startsWith("Error executing command: cwd '" + cwd + "'");
+      // The polling path sees the same: an accepted command whose one event ends it.
+      String id = bash.start("command", "pwd", "cwd", cwd);
+      BashClient.Polled polled = bash.await(id, Duration.ofSeconds(10));
+      assertThat(polled.exitCode()).isEqualTo(-1);
+      assertThat(polled.stderr.toString())
+          .isEqualTo("Error executing command: cwd '" + cwd + "' is not an existing directory\n");
     }
   }
 
@@ -157,11 +163,11 @@ class CommandExecutionTest {
   }
 
   @Test
-  void polledEventsRespectTheCapToo() throws Exception {
+  void polledEventsKeepTheOutputTheReplyCapCuts() throws Exception {
     String id = bash.start("command", "head -c 10000 /dev/zero | tr '\\0' x");
     BashClient.Polled polled = bash.await(id, Duration.ofSeconds(10));
-    assertThat(polled.stdout.toString()).isEqualTo("x".repeat(CAP));
-    assertThat(polled.last()).containsEntry("stdout_truncated", true);
+    assertThat(polled.stdout.toString()).isEqualTo("x".repeat(10000));
+    assertThat(polled.last()).containsEntry("stdout_truncated", false);
   }
 
   @Test

@@ -136,10 +136,13 @@ class StreamingExecTest {
   }
 
   @Test
-  void aBadRequestIsRefusedBeforeStreaming() throws Exception {
+  void aBadRequestIsRefusedBeforeStreamingAndABadCwdIsReportedInBand() throws Exception {
     HttpResponse<String> missingDir =
         agent.postJson("/api/bash/stream", BashClient.body("command", "ls", "cwd", "/no/such"));
-    assertThat(missingDir.statusCode()).isEqualTo(400);
+    // A command's own input is reported in band: the stream starts, says why, and ends with -1.
+    assertThat(missingDir.statusCode()).isEqualTo(200);
+    assertThat(missingDir.body())
+        .contains("\"type\":\"stderr\"", "is not an existing directory", "\"exit_code\":-1");
     HttpResponse<String> noCommand = agent.postJson("/api/bash/stream", "{}");
     assertThat(noCommand.statusCode()).isEqualTo(422);
   }

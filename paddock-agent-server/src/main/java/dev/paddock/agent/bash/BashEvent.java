@@ -149,6 +149,11 @@ sealed interface BashEvent {
       return order;
     }
 
+    /** Whether this is the command's last event (it carries the exit code). */
+    boolean last() {
+      return outcome.isPresent();
+    }
+
     @Override
     public void write(JsonGenerator g) throws IOException {
       g.writeStartObject();

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Predicate;
 
@@ -58,6 +59,7 @@ public final class BashRoutes {
         .add("POST", "/api/bash/execute_bash_command", routes::execute)
         .add("POST", "/api/bash/start_bash_command", routes::startCommand)
         .add("POST", "/api/bash/stream", routes::stream)
+        .add("GET", "/api/bash/events", routes::events)
         .add("GET", "/api/bash/bash_events/search", routes::search)
         .add("GET", "/api/bash/bash_events/{event_id}", routes::getEvent)
         .add("GET", "/api/bash/bash_events", routes::batchGet)
@@ -72,7 +74,25 @@ public final class BashRoutes {
         .add("DELETE", "/api/sessions/{name}", routes::deleteSession);
   }
 
-  private CommandRequest request(JsonBody body) {
+  /**
+   * Registers the WebSocket routes ({@code /sockets/bash-events}, {@code /sockets/events}); see
+   * {@link EventSockets}. They authenticate themselves: {@code keyAccepted} checks a session key,
+   * {@code open} says the agent has none.
+   */
+  public static void registerSockets(
+      Router router,
+      BashService service,
+      long defaultTimeoutSeconds,
+      boolean open,
+      java.util.function.Predicate<String> keyAccepted) {
+    BashRoutes routes = new BashRoutes(service, defaultTimeoutSeconds);
+    EventSockets sockets = new EventSockets(service, routes::request, open, keyAccepted);
+    router
+        .websocket("/sockets/bash-events", sockets::bashEvents)
+        .websocket("/sockets/events", sockets::events);
+  }
+
+  CommandRequest request(JsonBody body) {
     String command = body.requiredString("command");
     if (command.isBlank()) {
       throw HttpError.unprocessable("field 'command' must not be blank");
@@ -124,14 +144,30 @@ public final class BashRoutes {
     // Pinned: retention may drop the command as soon as it ends, but its output is read below.
     CommandRecord record = start(request(call.jsonBody(EXECUTE_FIELDS)), Optional.empty(), true);
     try {
-      writeResult(call, record, await(record));
+      writeResult(call, record, await(record), service.replyCapBytes());
     } finally {
       service.unpin(record);
     }
   }
 
-  private static void writeResult(Call call, CommandRecord record, CommandResult result)
+  /**
+   * The reply of {@code execute_bash_command}: the whole output up to {@code cap} bytes per stream
+   * (the events keep more), flagged truncated beyond.
+   */
+  private static void writeResult(Call call, CommandRecord record, CommandResult outcome, long cap)
       throws IOException {
+    CommandRecord.Range stdout = record.head(Channel.STDOUT, cap);
+    CommandRecord.Range stderr = record.head(Channel.STDERR, cap);
+    CommandResult result =
+        new CommandResult(
+            outcome.exitCode(),
+            outcome.timedOut(),
+            outcome.stdoutTruncated() || stdout.length() < record.bytesKept(Channel.STDOUT),
+            outcome.stderrTruncated() || stderr.length() < record.bytesKept(Channel.STDERR),
+            outcome.error(),
+            outcome.sessionReset(),
+            outcome.durationMillis(),
+            outcome.oomKilled());
     try (OutputStream out = call.stream(200, "application/json", 0);
         JsonGenerator g = Json.generator(out)) {
       List<BashEvent> events = record.events();
@@ -145,11 +181,9 @@ public final class BashRoutes {
       g.writeNumberField("order", last instanceof BashEvent.Output o ? o.order() : 0);
       g.writeNumberField("exit_code", result.exitCode());
       g.writeFieldName("stdout");
-      record.writeText(
-          g, Channel.STDOUT, new CommandRecord.Range(0, record.bytesKept(Channel.STDOUT)));
+      record.writeText(g, Channel.STDOUT, stdout);
       g.writeFieldName("stderr");
-      record.writeText(
-          g, Channel.STDERR, new CommandRecord.Range(0, record.bytesKept(Channel.STDERR)));
+      record.writeText(g, Channel.STDERR, stderr);
       BashEvents.writeOutcomeFields(g, result);
       g.writeEndObject();
     }
@@ -177,6 +211,37 @@ public final class BashRoutes {
     NdjsonStream lines = new NdjsonStream(call);
     CommandRecord record = start(request, Optional.of(lines));
     lines.awaitEnd(record);
+  }
+
+  /**
+   * Paddock's event stream, NDJSON: every event after {@code from_order} (default -1: all that is
+   * retained), then live, each exactly once (see {@link EventFeed}); with {@code command_id} only
+   * that command's events, ending after its last.
+   */
+  private void events(Call call) throws Exception {
+    call.allowQuery(Set.of("from_order", "command_id"));
+    long from = call.queryInt("from_order", -1, Integer.MAX_VALUE).orElse(-1);
+    Optional<CommandRecord> record = call.query("command_id").map(id -> commandById(id));
+    OutputStream out = call.stream(200, "application/x-ndjson", 0);
+    service
+        .feed()
+        .follow(
+            from,
+            from >= 0,
+            e -> record.map(r -> e.command() == r).orElse(true),
+            e -> record.isPresent() && e instanceof BashEvent.Output o && o.last(),
+            record.<CompletableFuture<?>>map(r -> r.result).orElseGet(CompletableFuture::new),
+            EventFeed.Format.PADDOCK,
+            frame -> {
+              out.write(frame);
+              out.write('\n');
+              out.flush();
+            });
+    out.close();
+  }
+
+  private CommandRecord commandById(String id) {
+    return service.command(id).orElseThrow(() -> HttpError.notFound("no command with id " + id));
   }
 
   private void search(Call call) throws IOException {

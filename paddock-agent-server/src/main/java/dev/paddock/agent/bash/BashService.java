@@ -1,5 +1,7 @@
 package dev.paddock.agent.bash;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import dev.paddock.agent.AgentConfig;
 import dev.paddock.agent.user.CommandUser;
 import java.io.IOException;
@@ -63,9 +65,20 @@ public final class BashService implements AutoCloseable {
    * @param user who commands run as (prepared from {@code config}; see {@link CommandUser#prepare})
    */
   public BashService(AgentConfig config, CommandUser user) {
+    this(config, user, Map.of());
+  }
+
+  /**
+   * @param user who commands run as (prepared from {@code config}; see {@link CommandUser#prepare})
+   * @param agentVariables variables telling commands about their agent ({@code PADDOCK_AGENT_URL},
+   *     {@code SANDBOX_ID}); never a key
+   */
+  public BashService(AgentConfig config, CommandUser user, Map<String, String> agentVariables) {
     this.config = config;
     this.log = new EventLog(config.maxEvents(), config.maxEventAge());
-    this.environment = user.environment(commandEnvironment(System.getenv()));
+    Map<String, String> env = commandEnvironment(System.getenv());
+    env.putAll(agentVariables);
+    this.environment = user.environment(env);
     // The user switch, then setsid: both exec, so the shell keeps the pid the JVM started.
     this.launchPrefix = user.wrap(ProcessTree.newSessionPrefix());
     this.oomKills =
@@ -119,7 +132,7 @@ public final class BashService implements AutoCloseable {
    * whole output once the command has ended.
    */
   CommandRecord start(CommandRequest request, Optional<OutputListener> listener, boolean pinned) {
-    Path cwd = resolveCwd(request.cwd());
+    Optional<Path> cwd = resolveCwd(request.cwd());
     // Checked before the session is looked up, so a refused request creates no session.
     if (request.session().isPresent() && (request.stdin() || !request.env().isEmpty())) {
       throw new IllegalArgumentException(
@@ -135,7 +148,7 @@ public final class BashService implements AutoCloseable {
             request.timeoutSeconds(),
             request.session(),
             config.eventsDir(),
-            config.outputCapBytes(),
+            eventCapBytes(),
             log,
             oomKills,
             // Released while output flows, so a long chatty command cannot grow the history (and
@@ -152,16 +165,22 @@ public final class BashService implements AutoCloseable {
           spooledBytes.addAndGet(record.spoolBytes());
           prune();
         });
-    if (session != null) {
+    if (cwd.isEmpty()) {
+      // In band, as OpenHands reports a command's own bad input: the client reads why in stderr.
+      String reason = "cwd '" + request.cwd().orElse("") + "' is not an existing directory";
+      byte[] message = ("Error executing command: " + reason + "\n").getBytes(UTF_8);
+      record.append(Channel.STDERR, message, 0, message.length);
+      record.finish(CommandResult.notRun(reason, 0));
+    } else if (session != null) {
       // The resolved directory: a relative cwd names a workspace path, not one under the shell's
       // current directory.
-      session.submit(record, request.cwd().map(c -> cwd));
+      session.submit(record, request.cwd().map(c -> cwd.get()));
     } else {
       boolean forked =
           forkServer.isPresent()
               && ForkedCommand.start(
                   record,
-                  cwd,
+                  cwd.get(),
                   request.env(),
                   request.stdin(),
                   config.killGrace(),
@@ -171,7 +190,7 @@ public final class BashService implements AutoCloseable {
         Map<String, String> env = new LinkedHashMap<>(environment);
         env.putAll(request.env());
         OneShotCommand.start(
-            record, launchPrefix, cwd, env, request.stdin(), config.killGrace(), threads);
+            record, launchPrefix, cwd.get(), env, request.stdin(), config.killGrace(), threads);
       }
     }
     // Only now: the id the listener announces must already take stdin and signals.
@@ -197,12 +216,27 @@ public final class BashService implements AutoCloseable {
     }
   }
 
-  private Path resolveCwd(Optional<String> cwd) {
-    Path dir = cwd.map(c -> config.workspace().resolve(c).normalize()).orElse(config.workspace());
-    if (!Files.isDirectory(dir)) {
-      throw new IllegalArgumentException("cwd '" + dir + "' is not an existing directory");
+  /** The directory a command runs in; empty when it names no existing directory. */
+  private Optional<Path> resolveCwd(Optional<String> cwd) {
+    try {
+      Path dir = cwd.map(c -> config.workspace().resolve(c).normalize()).orElse(config.workspace());
+      return Files.isDirectory(dir) ? Optional.of(dir) : Optional.empty();
+    } catch (java.nio.file.InvalidPathException e) {
+      return Optional.empty();
     }
-    return dir;
+  }
+
+  /**
+   * The cap on each stream kept for a command's events: half the spool bound (so the end of a
+   * command that reached it is still in the history for its pollers), at least the reply cap.
+   */
+  private long eventCapBytes() {
+    return Math.max(config.outputCapBytes(), config.maxSpoolBytes() / 2);
+  }
+
+  /** The cap on each stream of an {@code execute_bash_command} reply. */
+  long replyCapBytes() {
+    return config.outputCapBytes();
   }
 
   /** A running or finished command still in the history. */
@@ -266,6 +300,11 @@ public final class BashService implements AutoCloseable {
   Optional<BashEvent> event(String id) {
     prune();
     return log.get(id);
+  }
+
+  /** A reader of the history from a position on (see {@link EventFeed}). */
+  EventFeed feed() {
+    return new EventFeed(log);
   }
 
   /** One page of the history. */

@@ -115,7 +115,7 @@ final class CommandRecord {
       if (finished) {
         return;
       }
-      spool(channel).write(data, offset, length);
+      spool(channel).write(data, offset, length, false);
       if (spool(channel).pending() >= MAX_CHUNK
           || System.nanoTime() - lastSealNanos >= SEAL_INTERVAL_NANOS) {
         cut = cut(Optional.empty());
@@ -182,6 +182,17 @@ final class CommandRecord {
       long startedNanos) {
     boolean oomKilled = !timedOut && exitCode == CommandResult.SIGKILL_EXIT && oomKillCounted();
     Optional<String> reason = error;
+    for (Channel channel : Channel.values()) {
+      if (truncated(channel)) {
+        // In band, where a client that only reads the output (OpenHands' pollers) sees it.
+        note(
+            "paddock: "
+                + channel.name().toLowerCase(java.util.Locale.ROOT)
+                + " cut at "
+                + bytesKept(channel)
+                + " bytes (the agent's output history limit); the rest was not kept");
+      }
+    }
     if (oomKilled) {
       byte[] line = ("\n" + CommandResult.OOM_MESSAGE + "\n").getBytes(StandardCharsets.UTF_8);
       append(Channel.STDERR, line, 0, line.length);
@@ -197,6 +208,16 @@ final class CommandRecord {
             sessionReset,
             java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos),
             oomKilled));
+  }
+
+  /** Appends a line of the agent's own to stderr, past the cap if need be. */
+  private void note(String line) {
+    byte[] bytes = ("\n" + line + "\n").getBytes(StandardCharsets.UTF_8);
+    synchronized (this) {
+      if (!finished) {
+        stderr.write(bytes, 0, bytes.length, true);
+      }
+    }
   }
 
   /** Whether the cgroup's OOM kill count rose since the start (false when it is unreadable). */
@@ -247,6 +268,18 @@ final class CommandRecord {
 
   synchronized long bytesKept(Channel channel) {
     return spool(channel).kept;
+  }
+
+  /**
+   * The first bytes of a channel, at most {@code maxBytes} and cut at a character boundary (the
+   * reply of {@code execute_bash_command}, capped apart from the events).
+   */
+  synchronized Range head(Channel channel, long maxBytes) {
+    Spool spool = spool(channel);
+    if (spool.kept <= maxBytes) {
+      return new Range(0, spool.kept);
+    }
+    return new Range(0, spool.boundary(maxBytes, 1));
   }
 
   synchronized List<BashEvent> events() {
@@ -361,6 +394,7 @@ final class CommandRecord {
     long kept;
     long sealed;
     boolean truncated;
+    long cap = CommandRecord.this.cap;
     final byte[] tail = new byte[4];
     int tailLength;
 
@@ -372,11 +406,14 @@ final class CommandRecord {
       return kept - sealed;
     }
 
-    void write(byte[] data, int offset, int length) {
-      long room = cap - kept;
+    /** Writes up to the cap ({@code past}: all of it), never keeping half a character there. */
+    void write(byte[] data, int offset, int length, boolean past) {
+      long room = past ? length : cap - kept;
       int take = (int) Math.min(room, length);
       if (take < length) {
         truncated = true;
+        take = Math.max(0, take - Utf8.incompleteTail(data, offset, Math.max(0, take)));
+        cap = kept + take; // Nothing later may fill the character-sized gap.
       }
       if (take <= 0) {
         return;
@@ -418,7 +455,9 @@ final class CommandRecord {
     /** Takes the next range to seal: whole characters only unless this is the final cut. */
     Range take(boolean everything) {
       long end = Math.min(kept, sealed + MAX_CHUNK);
-      if (!everything && end == kept) {
+      if (end < kept) {
+        end = boundary(end, sealed + 1);
+      } else if (!everything) {
         end -= Utf8.incompleteTail(tail, 0, tailLength);
       }
       if (end <= sealed) {
@@ -427,6 +466,33 @@ final class CommandRecord {
       Range range = new Range(sealed, end - sealed);
       sealed = end;
       return range;
+    }
+
+    /**
+     * The character boundary at or just before {@code position} (which is inside the kept bytes): a
+     * chunk cut there never ends in half a character. {@code position} itself when the bytes cannot
+     * be read or are not UTF-8 there.
+     */
+    long boundary(long position, long floor) {
+      long from = Math.max(floor, position - 3);
+      if (from > position) {
+        return position;
+      }
+      var bytes = java.nio.ByteBuffer.allocate((int) (position + 1 - from));
+      // Its own channel: the writer's may already be closed (a reply read after the end).
+      try (FileChannel reader = FileChannel.open(path, StandardOpenOption.READ)) {
+        while (bytes.hasRemaining() && reader.read(bytes, from + bytes.position()) > 0) {
+          // Positional reads until the few bytes are in.
+        }
+      } catch (IOException e) {
+        return position;
+      }
+      for (int i = bytes.position() - 1; i >= 0; i--) {
+        if ((bytes.get(i) & 0xC0) != 0x80) {
+          return from + i; // Not a continuation byte: a character starts here.
+        }
+      }
+      return position;
     }
 
     void close() {

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /**
@@ -33,7 +34,13 @@ final class EventLog {
     this.maxAge = maxAge;
   }
 
+  /** Completed (and replaced) on every {@link #add}: stream readers wait on it for news. */
+  private volatile CompletableFuture<Void> changed = new CompletableFuture<>();
+
   synchronized void add(BashEvent event) {
+    CompletableFuture<Void> waiting = changed;
+    changed = new CompletableFuture<>();
+    waiting.complete(null);
     event.seq(nextSeq++);
     bySeq.put(event.seq(), event);
     byId.put(event.id(), event);
@@ -42,6 +49,31 @@ final class EventLog {
       byId.remove(oldest.id());
       evicted.add(oldest);
     }
+  }
+
+  /**
+   * A future completed by the next {@link #add}. Take it before reading with {@link #after}, so an
+   * event added in between completes it rather than being missed.
+   */
+  CompletableFuture<Void> changed() {
+    return changed;
+  }
+
+  /** Up to {@code max} events with a sequence number above {@code seq}, in order. */
+  synchronized List<BashEvent> after(long seq, int max) {
+    List<BashEvent> events = new ArrayList<>(Math.min(max, 64));
+    for (BashEvent event : bySeq.tailMap(seq, false).values()) {
+      if (events.size() == max) {
+        break;
+      }
+      events.add(event);
+    }
+    return events;
+  }
+
+  /** The sequence number the next event will get (one past the last). */
+  synchronized long nextSeq() {
+    return nextSeq;
   }
 
   synchronized Optional<BashEvent> get(String id) {

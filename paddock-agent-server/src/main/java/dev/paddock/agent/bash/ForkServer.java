@@ -133,36 +133,20 @@ final class ForkServer implements AutoCloseable {
     if (script.indexOf('\0') >= 0 || cwd.toString().indexOf('\0') >= 0) {
       return Optional.empty();
     }
-    StringBuilder prelude = new StringBuilder();
-    for (Map.Entry<String, String> e : env.entrySet()) {
-      if (!ENV_NAME.matcher(e.getKey()).matches() || e.getValue().indexOf('\0') >= 0) {
-        return Optional.empty();
-      }
-      prelude.append("export ").append(e.getKey()).append('=');
-      prelude.append(ShellSession.quote(e.getValue())).append('\n');
+    Optional<String> exports = exports(env);
+    if (exports.isEmpty()) {
+      return Optional.empty();
     }
     String token = HexFormat.of().formatHex(bytes(16));
     // A short job number keys the status lines; the secret token only travels to the job. The
     // zygote reads requests a byte per syscall, so every byte saved counts.
     String id = Long.toString(jobNumbers.incrementAndGet(), 36);
-    Path defaultDir = directory;
-    String dir = cwd.equals(defaultDir) ? "" : cwd.toString();
+    String dir = cwd.equals(directory) ? "" : cwd.toString();
     Job job = new Job(id, token, keepStdin, handler);
     byToken.put(token, job);
     byId.put(id, job);
     String request =
-        token
-            + '\0'
-            + id
-            + '\0'
-            + dir
-            + '\0'
-            + (keepStdin ? "1" : "0")
-            + (needsOwnShell(script) ? "x" : "e")
-            + '\0'
-            + prelude
-            + script
-            + '\0';
+        String.join("\0", token, id, dir, keepStdin ? "1" : "0", exports.get(), script) + '\0';
     synchronized (this) {
       try {
         ensureZygote();
@@ -174,6 +158,22 @@ final class ForkServer implements AutoCloseable {
         return Optional.empty();
       }
     }
+  }
+
+  /**
+   * The {@code export} lines giving a job its extra variables (run in the job before its bash, so
+   * they never shift the script's line numbers); empty when a name or value cannot be expressed.
+   */
+  private static Optional<String> exports(Map<String, String> env) {
+    StringBuilder exports = new StringBuilder();
+    for (Map.Entry<String, String> e : env.entrySet()) {
+      if (!ENV_NAME.matcher(e.getKey()).matches() || e.getValue().indexOf('\0') >= 0) {
+        return Optional.empty();
+      }
+      exports.append("export ").append(e.getKey()).append('=');
+      exports.append(ShellSession.quote(e.getValue())).append('\n');
+    }
+    return Optional.of(exports.toString());
   }
 
   /** Drops a job's routing entries once it is done. */
@@ -218,13 +218,16 @@ final class ForkServer implements AutoCloseable {
   }
 
   /**
-   * The zygote: reads NUL-separated requests (token, job number, cwd or empty for its own, flags,
-   * script) and runs each as a background job. Inside a job, fd 3 is the zygote's stdout (the
-   * status channel). The command itself is a fresh {@code bash -c} exec'd in a subshell without fd
-   * 3, so {@code $$} is its own pid (scripts use it for unique names; an {@code eval} in the fork
-   * would see the zygote's) and it has the default dispositions for the signals the job's wrapper
-   * catches (the wrapper survives a signal sent to the group and still reports the status). The
-   * zygote first makes itself, and so every job it forks, the OOM killer's preferred victim.
+   * The zygote: reads NUL-separated requests (token, job number, cwd or empty for its own, stdin
+   * flag, exports, script) and runs each as a background job. Inside a job, fd 3 is the zygote's
+   * stdout (the status channel) and fds 4 and 5 the output connections. The command itself is a
+   * fresh {@code bash -c} exec'd in a subshell that holds none of those, named {@code bash}, with
+   * the zygote's {@code SHLVL} and {@code OLDPWD}: its output, error messages ({@code bash: line 1:
+   * ...}), {@code $0}, {@code $$}, variables and environment are exactly those of {@code bash -c}
+   * started by the agent itself. The wrapper keeps its own stderr (discarded), so nothing it says,
+   * such as bash's report of a killed job, reaches the command's stderr; it traps the signals a
+   * group receives so that it survives them and still reports the status. The zygote first makes
+   * itself, and so every job it forks, the OOM killer's preferred victim.
    */
   private static String script(int port) {
     return String.join(
@@ -234,38 +237,29 @@ final class ForkServer implements AutoCloseable {
         "__paddock_job() {",
         "  exec 4<>/dev/tcp/127.0.0.1/" + port + " 5<>/dev/tcp/127.0.0.1/" + port + " || exit 1",
         "  printf '%s o\\n' \"$2\" >&4; printf '%s e\\n' \"$2\" >&5",
-        "  case $4 in 1*) exec 0<&4 ;; *) exec 0</dev/null ;; esac",
-        "  exec 1>&4 2>&5 4>&- 5>&-",
+        "  case $4 in 1) exec 0<&4 ;; *) exec 0</dev/null ;; esac",
         "  printf 'S %s %s\\n' \"$1\" \"$BASHPID\" >&3",
-        "  [ -z \"$3\" ] || cd -- \"$3\" || { printf 'E %s 1\\n' \"$1\" >&3; exit 1; }",
-        "  __paddock_script=$5",
+        "  if [ -n \"$3\" ]; then",
+        "    __paddock_old=${OLDPWD-}; __paddock_had=${OLDPWD+1}",
+        "    cd -P -- \"$3\" 2>/dev/null || {",
+        "      printf 'Error executing command: cannot change to directory %s\\n' \"$3\" >&5",
+        "      exec 4>&- 5>&-; printf 'E %s -1\\n' \"$1\" >&3; exit 1; }",
+        "    if [ -n \"$__paddock_had\" ]; then OLDPWD=$__paddock_old; else unset OLDPWD; fi",
+        "  fi",
         "  trap : INT TERM HUP QUIT USR1 USR2 WINCH",
-        "  case $4 in",
-        "    *x) ( exec 3>&-; exec \"$BASH\" --noprofile --norc -c \"$__paddock_script\" ) ;;",
-        "    *) ( exec 3>&-; set +m; set --; unset -f __paddock_job;"
-            + " unset __paddock_id __paddock_tok __paddock_dir __paddock_in __paddock_src;"
-            + " eval \"unset __paddock_script;$__paddock_script\" ) ;;",
-        "  esac",
+        "  ( exec 3>&- 4>&- 5>&-; eval \"$5\"; SHLVL=$((SHLVL - 1))",
+        "    exec -a bash \"$BASH\" -c \"$6\" ) 1>&4 2>&5",
         // Close the output first: the agent sees end-of-output and the status together.
-        "  __paddock_status=$?; exec 1>&- 2>&- 0<&-",
+        "  __paddock_status=$?; exec 4>&- 5>&- 0<&-",
         "  printf 'E %s %d\\n' \"$1\" \"$__paddock_status\" >&3",
         "}",
         "exec 3>&1",
         "while IFS= read -r -d '' __paddock_tok && IFS= read -r -d '' __paddock_id &&"
             + " IFS= read -r -d '' __paddock_dir && IFS= read -r -d '' __paddock_in &&"
-            + " IFS= read -r -d '' __paddock_src; do",
+            + " IFS= read -r -d '' __paddock_env && IFS= read -r -d '' __paddock_src; do",
         "  __paddock_job \"$__paddock_id\" \"$__paddock_tok\" \"$__paddock_dir\" \"$__paddock_in\""
-            + " \"$__paddock_src\" &",
+            + " \"$__paddock_env\" \"$__paddock_src\" &",
         "done");
-  }
-
-  /**
-   * Whether a script must run in a fresh {@code bash -c} rather than be evaluated in the forked
-   * shell: only there is {@code $$} the command's own pid (in the fork it is the zygote's). A fresh
-   * bash costs an exec (1-2 ms here), so it is reserved for scripts that mention {@code $$}.
-   */
-  static boolean needsOwnShell(String script) {
-    return script.contains("$$") || script.contains("${$");
   }
 
   private void readStatus(Process process) {

@@ -27,6 +27,13 @@ final class OneShotCommand implements CommandControl {
 
   private static final String BASH = ProcessTree.findOnPath("bash").orElse("/bin/sh");
 
+  /**
+   * The first bash's script; the command is its {@code $1}. {@code exec} gives back the level the
+   * first bash added to {@code SHLVL}, so the command's bash counts as the agent's child.
+   */
+  private static final String LAUNCH =
+      OomScore.PREFER_THIS_SHELL + "; exec -a bash \"$BASH\" -c \"$1\"";
+
   private final CommandRecord record;
   private final Process process;
   private final OutputStream stdin;
@@ -75,8 +82,10 @@ final class OneShotCommand implements CommandControl {
   }
 
   /**
-   * Starts {@code <prefix> bash -c <command>}, the command preceded on its first line by the OOM
-   * preference (so its line numbers stay the user's).
+   * Starts {@code <prefix> bash -c <command>}: a first bash sets the OOM preference, then execs the
+   * command's own {@code bash -c}, named {@code bash} and with the {@code SHLVL} it would have had,
+   * so the command's script, {@code $0}, messages and variables are exactly those of {@code bash -c
+   * <command>} (the same as through the {@link ForkServer}).
    */
   private static Process coldStart(
       CommandRecord record,
@@ -86,7 +95,7 @@ final class OneShotCommand implements CommandControl {
       boolean keepStdin)
       throws IOException {
     List<String> argv = new ArrayList<>(launchPrefix);
-    argv.addAll(List.of(BASH, "-c", OomScore.PREFER_THIS_SHELL + "; " + record.command));
+    argv.addAll(List.of(BASH, "-c", LAUNCH, "bash", record.command));
     ProcessBuilder builder = new ProcessBuilder(argv).directory(cwd.toFile());
     builder.environment().clear();
     builder.environment().putAll(environment);

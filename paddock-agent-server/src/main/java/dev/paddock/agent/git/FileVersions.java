@@ -37,23 +37,35 @@ final class FileVersions {
   }
 
   /**
-   * The versions of {@code file} (absolute, not a directory) in the work tree and at {@code rev};
-   * both absent when the file is not in a repository. 400 when {@code rev} names no commit.
+   * The versions of {@code file} (absolute, not a directory) in the work tree and at {@code rev}
+   * (the repository's {@link Revisions#displayBase display base} when absent, as {@code
+   * git_changes} uses); both absent when the file is not in a repository. 400 when {@code rev}
+   * names no commit.
    */
-  Versions of(Path file, String param, String rev) throws IOException {
+  Versions of(Path file, String param, Optional<String> rev) throws IOException {
     Path cwd = nearestDirectory(file);
-    if (repos.containing(cwd).isEmpty()) {
+    Optional<Repo> repo = repos.containing(cwd);
+    if (repo.isEmpty()) {
       return new Versions(Optional.empty(), Optional.empty());
     }
     Optional<String> modified = workTree(file);
+    Optional<String> base =
+        rev.isPresent()
+            ? explicit(cwd, param, rev.get())
+            : Optional.of(revisions.displayBase(repo.get().root()));
+    Optional<String> original =
+        base.isPresent() ? atCommit(cwd, cwd.relativize(file), base.get()) : Optional.empty();
+    return new Versions(modified, original);
+  }
+
+  /** The commit {@code rev} names; empty for HEAD on a branch without commits; else 400. */
+  private Optional<String> explicit(Path cwd, String param, String rev) throws IOException {
     Optional<String> commit = revisions.commit(cwd, rev);
     if (commit.isEmpty() && !rev.equals(Revisions.HEAD)) {
       throw HttpError.badRequest(
           "'" + param + "' names no commit in this repository: '" + rev + "'");
     }
-    Optional<String> original =
-        commit.isPresent() ? atCommit(cwd, cwd.relativize(file), commit.get()) : Optional.empty();
-    return new Versions(modified, original);
+    return commit;
   }
 
   /** The file's directory, or its closest existing ancestor when the file was deleted with it. */
@@ -80,7 +92,10 @@ final class FileVersions {
     }
   }
 
-  /** The blob at {@code relative} (to {@code cwd}) in {@code commit}; empty if it is none. */
+  /**
+   * The blob at {@code relative} (to {@code cwd}) in {@code commit} (or a tree id); empty if it is
+   * none.
+   */
   private Optional<String> atCommit(Path cwd, Path relative, String commit) throws IOException {
     GitResult entry =
         git.run(GitCommand.in(cwd, "ls-tree", "-z", commit, "--", relative.toString()));

@@ -33,6 +33,12 @@ import java.util.Set;
  * error is 400; a path outside the configured file roots is 403; git missing or timing out is 500.
  */
 public final class GitRoutes {
+  /** Linux's PATH_MAX: no longer path can name a file. */
+  private static final int MAX_PATH_BYTES = 4096;
+
+  /** How much of a client's path an error message repeats. */
+  private static final int SHOWN_CHARS = 200;
+
   private final AgentConfig config;
   private final WorkingTreeChanges changes;
   private final FileVersions versions;
@@ -58,9 +64,14 @@ public final class GitRoutes {
   private void changes(Call call) throws IOException {
     call.allowQuery(Set.of("path", "ref"));
     Path dir = allowedPath(call.requiredQuery("path"));
-    String ref = Revisions.checkRef("ref", call.query("ref").orElse(Revisions.HEAD));
+    Optional<String> ref = call.query("ref").map(r -> Revisions.checkRef("ref", r));
+    if (!Files.exists(dir)) {
+      // OpenHands' clients ask for the changes of a workspace before anything is cloned into it.
+      call.sendJson(200, List.of());
+      return;
+    }
     if (!Files.isDirectory(dir)) {
-      throw HttpError.badRequest("'path' must be an existing directory: " + dir);
+      throw HttpError.badRequest("'path' must be a directory: " + shown(dir.toString()));
     }
     List<Map<String, String>> body =
         changes.against(dir, ref).stream()
@@ -78,12 +89,13 @@ public final class GitRoutes {
       throw HttpError.badRequest("give either 'ref' or 'commit', not both");
     }
     String param = commit.isPresent() ? "commit" : "ref";
-    String rev =
+    Optional<String> rev =
         commit.isPresent()
-            ? Revisions.checkCommitId(commit.get())
-            : Revisions.checkRef("ref", ref.orElse(Revisions.HEAD));
+            ? Optional.of(Revisions.checkCommitId(commit.get()))
+            : ref.map(r -> Revisions.checkRef("ref", r));
     if (Files.isDirectory(file)) {
-      throw HttpError.badRequest("'path' must be a file, got a directory: " + file);
+      throw HttpError.badRequest(
+          "'path' must be a file, got a directory: " + shown(file.toString()));
     }
     FileVersions.Versions result = versions.of(file, param, rev);
     Map<String, Optional<String>> body = new LinkedHashMap<>();
@@ -116,17 +128,40 @@ public final class GitRoutes {
 
   /** {@code raw} as a normalised absolute path inside the file roots; 400 or 403 otherwise. */
   private Path allowedPath(String raw) throws IOException {
-    Path path = Path.of(raw);
+    if (raw.indexOf('\0') >= 0) {
+      throw HttpError.badRequest("'path' must not contain a NUL character");
+    }
+    if (raw.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
+      throw HttpError.badRequest(
+          "'path' is "
+              + raw.length()
+              + " characters long; a path has at most "
+              + MAX_PATH_BYTES
+              + " bytes (starts '"
+              + shown(raw)
+              + "')");
+    }
+    Path path;
+    try {
+      path = Path.of(raw);
+    } catch (java.nio.file.InvalidPathException e) {
+      throw HttpError.badRequest("'path' is not a valid path: " + e.getReason());
+    }
     if (!path.isAbsolute()) {
-      throw HttpError.badRequest("'path' must be absolute, got '" + raw + "'");
+      throw HttpError.badRequest("'path' must be absolute, got '" + shown(raw) + "'");
     }
     Path normal = path.normalize();
     // Judge by where links lead: a link inside a root may point anywhere.
     Path real = Files.exists(normal) ? normal.toRealPath() : normal;
     if (config.fileRoots().stream().noneMatch(real::startsWith)) {
-      throw new HttpError(403, "'path' is outside the allowed file roots: " + raw);
+      throw new HttpError(403, "'path' is outside the allowed file roots: " + shown(raw));
     }
     return normal;
+  }
+
+  /** At most the first {@link #SHOWN_CHARS} characters of {@code text}, for error messages. */
+  private static String shown(String text) {
+    return text.length() <= SHOWN_CHARS ? text : text.substring(0, SHOWN_CHARS) + "...";
   }
 
   /** A route body whose git failures become 500 replies that keep git's message. */

@@ -79,6 +79,28 @@ final class RepoFinder {
   }
 
   /**
+   * The directories right below {@code dir} with a {@code .git} entry (a clone or a worktree),
+   * hidden ones and symbolic links left out (as OpenHands' {@code ./*}{@code /.git} glob), in name
+   * order.
+   */
+  static List<Path> oneLevelBelow(Path dir) {
+    List<Path> found = new ArrayList<>();
+    try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
+      for (Path child : children) {
+        if (!child.getFileName().toString().startsWith(".")
+            && Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)
+            && Files.exists(child.resolve(".git"), LinkOption.NOFOLLOW_LINKS)) {
+          found.add(child);
+        }
+      }
+    } catch (IOException e) {
+      // An unreadable directory shows no repository.
+    }
+    found.sort(null);
+    return found;
+  }
+
+  /**
    * Directories with a {@code .git} entry below {@code dir}, depth-first to {@link #MAX_DEPTH},
    * neither following symbolic links nor entering hidden or dependency directories nor descending
    * into a repository once found.

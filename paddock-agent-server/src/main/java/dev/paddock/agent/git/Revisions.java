@@ -108,6 +108,76 @@ final class Revisions {
     return head;
   }
 
+  /**
+   * The base {@code git_changes} and {@code git_diff} compare with when no ref is given (OpenHands'
+   * display policy), so that work committed but not pushed, or pushed to a branch of its own, stays
+   * visible:
+   *
+   * <ol>
+   *   <li>the fork point from the branch's upstream ({@code @{upstream}}, else {@code
+   *       origin/<branch>}), unless that is HEAD itself with no tracked change (a fully pushed
+   *       branch would then show nothing of its work);
+   *   <li>the fork point from the origin's default branch ({@code origin/HEAD}, {@code main},
+   *       {@code master}), or that branch's tip when they share no history;
+   *   <li>without an origin, the local {@code main} or {@code master} when HEAD was forked from it;
+   *   <li>HEAD ({@code git status} style); the empty tree on a branch without commits.
+   * </ol>
+   */
+  String displayBase(Path root) throws IOException {
+    Optional<String> head = commit(root, HEAD);
+    if (head.isEmpty()) {
+      return emptyTree(root);
+    }
+    Optional<String> branch = currentBranch(root);
+    if (branch.isPresent()) {
+      Optional<String> upstream =
+          firstCommit(root, List.of("@{upstream}", "refs/remotes/origin/" + branch.get()));
+      if (upstream.isPresent()) {
+        String forkPoint = mergeBase(root, head.get(), upstream.get()).orElse(upstream.get());
+        if (!forkPoint.equals(head.get()) || hasTrackedChanges(root)) {
+          return forkPoint;
+        }
+      }
+    }
+    Optional<String> originDefault = firstCommit(root, UPSTREAMS.subList(1, UPSTREAMS.size()));
+    if (originDefault.isPresent()) {
+      return mergeBase(root, head.get(), originDefault.get()).orElse(originDefault.get());
+    }
+    for (String local : List.of("main", "master")) {
+      Optional<String> tip = commit(root, "refs/heads/" + local);
+      if (tip.isPresent()) {
+        boolean forked =
+            !branch.equals(Optional.of(local))
+                && mergeBase(root, head.get(), tip.get()).equals(tip);
+        return forked ? tip.get() : head.get();
+      }
+    }
+    return head.get();
+  }
+
+  private Optional<String> firstCommit(Path cwd, List<String> revs) throws IOException {
+    for (String rev : revs) {
+      Optional<String> commit = commit(cwd, rev);
+      if (commit.isPresent()) {
+        return commit;
+      }
+    }
+    return Optional.empty();
+  }
+
+  private Optional<String> currentBranch(Path cwd) throws IOException {
+    GitResult result = git.run(GitCommand.in(cwd, "symbolic-ref", "--quiet", "--short", HEAD));
+    return result.ok() && !result.text().isEmpty() ? Optional.of(result.text()) : Optional.empty();
+  }
+
+  /** Whether the index or work tree differs from HEAD in a tracked file (untracked ones aside). */
+  private boolean hasTrackedChanges(Path cwd) throws IOException {
+    GitResult result =
+        git.run(GitCommand.in(cwd, "status", "--porcelain", "--untracked-files=no", "-z"));
+    // Unknown counts as changed: the branch then keeps comparing with its own upstream.
+    return !result.ok() || result.stdout().length > 0;
+  }
+
   private Optional<String> mergeBase(Path cwd, String a, String b) throws IOException {
     GitResult result = git.run(GitCommand.in(cwd, "merge-base", a, b));
     return result.ok() ? Optional.of(result.text()) : Optional.empty();
