@@ -6,6 +6,8 @@ import dev.paddock.agent.bash.BashRoutes;
 import dev.paddock.agent.bash.BashService;
 import dev.paddock.agent.files.FileRoutes;
 import dev.paddock.agent.git.GitRoutes;
+import dev.paddock.agent.pty.TerminalRoutes;
+import dev.paddock.agent.pty.TerminalService;
 import dev.paddock.agent.user.CommandUser;
 import dev.paddock.agent.user.CommandUserException;
 import dev.paddock.http.Call;
@@ -47,6 +49,7 @@ public final class AgentServer implements AutoCloseable {
   private final HttpServer http;
   private final ExecutorService handlers;
   private final BashService bash;
+  private final TerminalService terminals;
   private final long startedNanos = System.nanoTime();
   private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
   private final boolean open;
@@ -61,6 +64,9 @@ public final class AgentServer implements AutoCloseable {
     this.http = http;
     this.handlers = handlers;
     this.bash = new BashService(config, user);
+    this.terminals =
+        new TerminalService(
+            config.workspace(), user, bash.environment(), config.killGrace(), this::touch);
     // Open only when started with no keys at all; a ring emptied by rotation accepts nothing.
     this.open = config.sessionKeys().isEmpty() && config.adminKeys().isEmpty();
   }
@@ -111,11 +117,7 @@ public final class AgentServer implements AutoCloseable {
 
   private Router router() {
     Router router =
-        new Router(
-            config.maxJsonBytes(),
-            List.of("/api/"),
-            this::authorized,
-            () -> lastActivityNanos.set(System.nanoTime()));
+        new Router(config.maxJsonBytes(), List.of("/api/"), this::authorized, this::touch);
     router
         .add("GET", "/alive", call -> call.sendJson(200, Map.of("status", "ok")))
         .add("GET", "/health", call -> call.sendJson(200, Map.of("status", "ok")))
@@ -126,7 +128,13 @@ public final class AgentServer implements AutoCloseable {
     BashRoutes.register(router, bash, config.defaultTimeout().toSeconds());
     FileRoutes.register(router, config, user);
     GitRoutes.register(router, config, user);
+    TerminalRoutes.register(router, terminals);
     return router;
+  }
+
+  /** Marks the agent active now (requests, terminal input and output); see {@code idle_time}. */
+  private void touch() {
+    lastActivityNanos.set(System.nanoTime());
   }
 
   private boolean authorized(HttpExchange exchange) {
@@ -219,6 +227,7 @@ public final class AgentServer implements AutoCloseable {
   public void close() {
     ready = false;
     http.stop(0);
+    terminals.close();
     bash.close();
     handlers.shutdownNow();
   }
