@@ -10,6 +10,7 @@ import dev.paddock.agent.pty.TerminalRoutes;
 import dev.paddock.agent.pty.TerminalService;
 import dev.paddock.agent.user.CommandUser;
 import dev.paddock.agent.user.CommandUserException;
+import dev.paddock.agent.watch.WatchRoutes;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.JsonBody;
@@ -129,6 +130,7 @@ public final class AgentServer implements AutoCloseable {
     FileRoutes.register(router, config, user);
     GitRoutes.register(router, config, user);
     TerminalRoutes.register(router, terminals);
+    WatchRoutes.register(router, new dev.paddock.agent.files.PathGuard(config.fileRoots()));
     return router;
   }
 
