@@ -1,6 +1,5 @@
 package dev.paddock.agent;
 
-import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.paddock.agent.bash.BashRoutes;
 import dev.paddock.agent.bash.BashService;
@@ -13,6 +12,8 @@ import dev.paddock.agent.user.CommandUserException;
 import dev.paddock.agent.watch.WatchRoutes;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
+import dev.paddock.http.HttpServerConfig;
+import dev.paddock.http.HttpServers;
 import dev.paddock.http.JsonBody;
 import dev.paddock.http.Router;
 import java.io.IOException;
@@ -80,10 +81,13 @@ public final class AgentServer implements AutoCloseable {
    */
   public static AgentServer start(AgentConfig config) {
     CommandUser user = CommandUser.prepare(config.runAs(), config.home(), config.workspace());
-    dev.paddock.http.Router.disableNagle();
     HttpServer http;
     try {
-      http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 256);
+      http =
+          HttpServers.create(
+              HttpServerConfig.builder(new InetSocketAddress(config.host(), config.port()))
+                  .backlog(256)
+                  .build());
     } catch (IOException e) {
       throw new UncheckedIOException(
           "cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
@@ -118,7 +122,11 @@ public final class AgentServer implements AutoCloseable {
 
   private Router router() {
     Router router =
-        new Router(config.maxJsonBytes(), List.of("/api/"), this::authorized, this::touch);
+        Router.builder()
+            .maxJsonBytes(config.maxJsonBytes())
+            .protect(List.of("/api/"), this::authorized, "missing or invalid " + SESSION_KEY_HEADER)
+            .onActivity(this::touch)
+            .build();
     router
         .add("GET", "/alive", call -> call.sendJson(200, Map.of("status", "ok")))
         .add("GET", "/health", call -> call.sendJson(200, Map.of("status", "ok")))
@@ -139,14 +147,14 @@ public final class AgentServer implements AutoCloseable {
     lastActivityNanos.set(System.nanoTime());
   }
 
-  private boolean authorized(HttpExchange exchange) {
+  /** Duplicate key headers are a 400 (through {@link Call#header}), never "first one wins". */
+  private boolean authorized(Call call) {
     if (open) {
       return true;
     }
-    var headers = exchange.getRequestHeaders();
-    return config.sessionKeys().accepts(headers.getFirst(SESSION_KEY_HEADER))
-        || (isAdminRead(exchange)
-            && config.adminKeys().accepts(headers.getFirst(ADMIN_KEY_HEADER)));
+    return config.sessionKeys().accepts(call.header(SESSION_KEY_HEADER).orElse(null))
+        || (isAdminRead(call)
+            && config.adminKeys().accepts(call.header(ADMIN_KEY_HEADER).orElse(null)));
   }
 
   /**
@@ -155,9 +163,9 @@ public final class AgentServer implements AutoCloseable {
    * without holding (or rotating in) a session key. It grants nothing new: whoever has the admin
    * key can already replace the session keys with one of its own.
    */
-  private static boolean isAdminRead(HttpExchange exchange) {
-    String path = exchange.getRequestURI().getPath();
-    return exchange.getRequestMethod().equals("GET")
+  private static boolean isAdminRead(Call call) {
+    String path = call.path();
+    return call.method().equals("GET")
         && (path.equals(ARCHIVE_ROUTE) || path.equals(ENVIRONMENT_ROUTE));
   }
 

@@ -48,13 +48,40 @@ public final class Call {
     return value;
   }
 
+  /**
+   * The one value of request header {@code name}. A header sent more than once is a 400 naming it:
+   * a request with two {@code Authorization} or {@code X-Session-API-Key} headers must not be
+   * resolved silently by whichever comes first (hardening report D13). Auth predicates must read
+   * their headers through this method; {@link #headerValues} is for list-valued headers.
+   */
   public Optional<String> header(String name) {
-    return Optional.ofNullable(exchange.getRequestHeaders().getFirst(name));
+    List<String> values = headerValues(name);
+    if (values.size() > 1) {
+      throw HttpError.badRequest("header '" + name + "' given more than once; send it once");
+    }
+    return values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
   }
 
+  /** Every value of request header {@code name}, in the order received (empty when absent). */
+  public List<String> headerValues(String name) {
+    List<String> values = exchange.getRequestHeaders().get(name);
+    return values == null ? List.of() : List.copyOf(values);
+  }
+
+  /**
+   * The one value of query parameter {@code name}. A parameter given twice is a 400 naming it,
+   * unless the route reads it with {@link #queryAll}, which declares it repeatable.
+   */
   public Optional<String> query(String name) {
     List<String> values = queryParams().get(name);
-    return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
+    if (values == null || values.isEmpty()) {
+      return Optional.empty();
+    }
+    if (values.size() > 1) {
+      throw HttpError.badRequest(
+          "query parameter '" + name + "' given " + values.size() + " times; it takes one value");
+    }
+    return Optional.of(values.get(0));
   }
 
   public String requiredQuery(String name) {
@@ -62,6 +89,7 @@ public final class Call {
         .orElseThrow(() -> HttpError.unprocessable("query parameter '" + name + "' is required"));
   }
 
+  /** Every value of a repeatable query parameter ({@code ?id=a&id=b}), in order. */
   public List<String> queryAll(String name) {
     return queryParams().getOrDefault(name, List.of());
   }
@@ -123,12 +151,12 @@ public final class Call {
 
   /** The declared body length, or -1 when chunked or absent. */
   public long contentLength() {
-    String value = exchange.getRequestHeaders().getFirst("Content-Length");
-    if (value == null) {
+    Optional<String> value = header("Content-Length");
+    if (value.isEmpty()) {
       return -1;
     }
     try {
-      return Long.parseLong(value.trim());
+      return Long.parseLong(value.get().trim());
     } catch (NumberFormatException e) {
       throw HttpError.badRequest("invalid Content-Length header");
     }
@@ -198,6 +226,15 @@ public final class Call {
 
   boolean responded() {
     return responded;
+  }
+
+  /** The response is being produced outside {@link #send} (a WebSocket upgrade). */
+  void responding() {
+    responded = true;
+  }
+
+  HttpExchange exchange() {
+    return exchange;
   }
 
   private Map<String, List<String>> queryParams() {

@@ -7,12 +7,16 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Predicate;
 
 /**
  * Matches method and path templates such as {@code /api/bash/bash_events/{id}} to routes, runs the
- * auth guard for protected prefixes, and turns every failure into a JSON {@code {"detail": ...}}
- * reply. An unexpected exception is logged with an error id and answered 500 with that id only.
+ * auth guard for protected prefixes (WebSocket routes included, before the upgrade), and turns
+ * every failure into a JSON {@code {"detail": ...}} reply. A {@code HEAD} runs the {@code GET}
+ * route of its path and gets its headers without the body. An unexpected exception is logged with
+ * an error id and answered 500 with that id only. Build with {@link #builder()}; register routes
+ * before the server starts (the route table is not guarded for concurrent changes).
  */
 public final class Router implements HttpHandler {
   /** A route body. May throw {@link HttpError} for client errors. */
@@ -25,38 +29,73 @@ public final class Router implements HttpHandler {
     boolean isWebSocket() {
       return socket != null;
     }
+
+    boolean answers(String requestMethod) {
+      return method.equals(requestMethod)
+          || (requestMethod.equals("HEAD") && method.equals("GET") && !isWebSocket());
+    }
   }
 
-  private static final System.Logger LOG = System.getLogger("paddock.agent.http");
+  private static final System.Logger LOG = System.getLogger("paddock.http");
 
   private final List<Entry> entries = new ArrayList<>();
   private final long maxJsonBytes;
-  private final Predicate<HttpExchange> authorized;
+  private final Predicate<Call> authorized;
   private final List<String> protectedPrefixes;
+  private final String unauthorizedDetail;
   private final Runnable onActivity;
 
-  /**
-   * @param authorized decides whether a request to a protected prefix may proceed (else 401)
-   * @param onActivity called for each request to a protected prefix (idle-time tracking)
-   */
-  public Router(
-      long maxJsonBytes,
-      List<String> protectedPrefixes,
-      Predicate<HttpExchange> authorized,
-      Runnable onActivity) {
-    this.maxJsonBytes = maxJsonBytes;
-    this.protectedPrefixes = List.copyOf(protectedPrefixes);
-    this.authorized = authorized;
-    this.onActivity = onActivity;
+  private Router(Builder builder) {
+    this.maxJsonBytes = builder.maxJsonBytes;
+    this.protectedPrefixes = builder.protectedPrefixes;
+    this.authorized = builder.authorized;
+    this.unauthorizedDetail = builder.unauthorizedDetail;
+    this.onActivity = builder.onActivity;
   }
 
-  /**
-   * Turns on TCP_NODELAY for the JDK HTTP server's connections; call before creating a server.
-   * Without it a keep-alive reply written in more than one segment waits for the client's delayed
-   * ACK: about 40 ms per request (measured: listing 25 sandboxes took 44 ms, 1.3 ms with it).
-   */
-  public static void disableNagle() {
-    System.setProperty("sun.net.httpserver.nodelay", "true");
+  /** A router with a 1 MiB JSON body limit, no protected prefix and no activity hook. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Configures a {@link Router}. */
+  public static final class Builder {
+    private long maxJsonBytes = 1 << 20;
+    private List<String> protectedPrefixes = List.of();
+    private Predicate<Call> authorized = call -> true;
+    private String unauthorizedDetail = "unauthorized";
+    private Runnable onActivity = () -> {};
+
+    private Builder() {}
+
+    /** The largest body {@link Call#smallBody()} and {@link Call#jsonBody} accept (else 413). */
+    public Builder maxJsonBytes(long bytes) {
+      this.maxJsonBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Requests whose path starts with one of {@code prefixes} must pass {@code authorized}, else
+     * they get 401 {@code {"detail": unauthorizedDetail}} (which should name the header to send).
+     * The predicate should read headers through {@link Call#header}, which refuses duplicates.
+     */
+    public Builder protect(
+        List<String> prefixes, Predicate<Call> authorized, String unauthorizedDetail) {
+      this.protectedPrefixes = List.copyOf(prefixes);
+      this.authorized = Objects.requireNonNull(authorized, "authorized");
+      this.unauthorizedDetail = Objects.requireNonNull(unauthorizedDetail, "unauthorizedDetail");
+      return this;
+    }
+
+    /** Called for each authorized request to a protected prefix (idle-time tracking). */
+    public Builder onActivity(Runnable onActivity) {
+      this.onActivity = Objects.requireNonNull(onActivity, "onActivity");
+      return this;
+    }
+
+    public Router build() {
+      return new Router(this);
+    }
   }
 
   public Router add(String method, String template, Route route) {
@@ -68,53 +107,33 @@ public final class Router implements HttpHandler {
    * Serves WebSocket connections on {@code template}: a {@code GET} with {@code Upgrade: websocket}
    * runs {@code route} (after the auth check when the path is protected) and, when it returns a
    * listener, switches the connection to WebSocket (101). A plain {@code GET} there is a 426 {@code
-   * {"detail"}} naming the upgrade needed.
+   * {"detail"}} naming the upgrade needed. A route may choose a subprotocol by setting the {@code
+   * Sec-WebSocket-Protocol} response header with {@link Call#setHeader}. Needs a server from {@link
+   * HttpServers}; on another server an upgrade is a 501.
    */
   public Router websocket(String template, WebSocketRoute route) {
-    entries.add(new Entry("GET", split(template), null, route));
+    entries.add(new Entry("GET", split(template), null, Objects.requireNonNull(route, "route")));
     return this;
   }
 
   @Override
   public void handle(HttpExchange exchange) throws IOException {
-    Call call = null;
+    Call call = new Call(exchange, Map.of(), maxJsonBytes);
     try {
       String path = exchange.getRequestURI().getPath();
       if (isProtected(path)) {
-        if (!authorized.test(exchange)) {
+        if (!authorized.test(call)) {
           drain(exchange);
-          reply(exchange, 401, "missing or invalid X-Session-API-Key");
+          reply(exchange, 401, unauthorizedDetail);
           return;
         }
         onActivity.run();
       }
-      String[] segments = split(path);
-      Map<String, String> params = new HashMap<>();
-      boolean pathMatched = false;
-      for (Entry entry : entries) {
-        params.clear();
-        if (!matches(entry.segments, segments, params)) {
-          continue;
-        }
-        pathMatched = true;
-        if (entry.method.equals(exchange.getRequestMethod())) {
-          call = new Call(exchange, Map.copyOf(params), maxJsonBytes);
-          if (entry.isWebSocket()) {
-            upgrade(call, entry.socket);
-          } else {
-            entry.route.handle(call);
-          }
-          return;
-        }
-      }
-      drain(exchange);
-      if (pathMatched) {
-        reply(exchange, 405, "method " + exchange.getRequestMethod() + " not allowed on " + path);
-      } else {
-        reply(exchange, 404, "no route for " + exchange.getRequestMethod() + " " + path);
-      }
+      Match match = match(exchange, path);
+      call = new Call(exchange, match.params(), maxJsonBytes);
+      run(match.entry(), call);
     } catch (HttpError e) {
-      if (call == null || !call.responded()) {
+      if (!call.responded()) {
         drain(exchange);
         reply(exchange, e.status(), e.getMessage());
       }
@@ -122,29 +141,79 @@ public final class Router implements HttpHandler {
       // The client went away mid-request or mid-response: nothing left to tell it.
       LOG.log(System.Logger.Level.DEBUG, "connection closed during " + exchange.getRequestURI(), e);
     } catch (Exception e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
-      }
-      String errorId = Long.toHexString(System.nanoTime());
-      LOG.log(
-          System.Logger.Level.ERROR,
-          "unexpected failure (error_id " + errorId + ") on " + exchange.getRequestURI().getPath(),
-          e);
-      if (call == null || !call.responded()) {
-        reply(exchange, 500, "internal error (error_id " + errorId + ")");
-      }
+      unexpected(exchange, call, e);
     } finally {
       exchange.close();
     }
   }
 
+  private record Match(Entry entry, Map<String, String> params) {}
+
+  /** The route for this method and path; 404 or 405 when there is none. */
+  private Match match(HttpExchange exchange, String path) {
+    String[] segments = split(path);
+    Map<String, String> params = new HashMap<>();
+    boolean pathMatched = false;
+    String method = exchange.getRequestMethod();
+    for (Entry entry : entries) {
+      params.clear();
+      if (!matches(entry.segments, segments, params)) {
+        continue;
+      }
+      pathMatched = true;
+      if (entry.answers(method)) {
+        return new Match(entry, Map.copyOf(params));
+      }
+    }
+    drain(exchange);
+    if (pathMatched) {
+      throw new HttpError(405, "method " + method + " not allowed on " + shortPath(path));
+    }
+    throw HttpError.notFound("no route for " + method + " " + shortPath(path));
+  }
+
+  private static void run(Entry entry, Call call) throws Exception {
+    if (entry.isWebSocket()) {
+      upgrade(call, entry.socket);
+    } else {
+      entry.route.handle(call);
+    }
+  }
+
   private static void upgrade(Call call, WebSocketRoute route) throws Exception {
-    if (!call.header("Upgrade").map(u -> u.equalsIgnoreCase("websocket")).orElse(false)) {
+    if (!WebSocketHandshake.requested(call)) {
       call.setHeader("Upgrade", "websocket");
       throw new HttpError(426, "this route needs a WebSocket upgrade (Upgrade: websocket)");
     }
-    route.accept(call);
-    throw new HttpError(501, "WebSocket upgrades are not available yet");
+    String accept = WebSocketHandshake.accept(call);
+    if (!(call.exchange() instanceof PaddockExchange exchange)) {
+      throw new HttpError(501, "this server cannot upgrade connections to WebSocket");
+    }
+    WebSocketListener listener = Objects.requireNonNull(route.accept(call), "listener");
+    call.responding();
+    exchange.upgrade(accept, listener);
+  }
+
+  private void unexpected(HttpExchange exchange, Call call, Exception e) {
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    String errorId = Long.toHexString(System.nanoTime());
+    LOG.log(
+        System.Logger.Level.ERROR,
+        "unexpected failure (error_id "
+            + errorId
+            + ") on "
+            + shortPath(exchange.getRequestURI().getPath()),
+        e);
+    if (!call.responded()) {
+      reply(exchange, 500, "internal error (error_id " + errorId + ")");
+    }
+  }
+
+  /** A path short enough to echo back or log (D10: a 100k-character path is not repeated). */
+  private static String shortPath(String path) {
+    return path.length() <= 200 ? path : path.substring(0, 200) + "...";
   }
 
   private boolean isProtected(String path) {

@@ -8,6 +8,8 @@ import dev.paddock.api.Caller;
 import dev.paddock.api.SandboxService;
 import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.WorkspaceArchives;
+import dev.paddock.http.HttpServerConfig;
+import dev.paddock.http.HttpServers;
 import dev.paddock.http.Router;
 import dev.paddock.store.SandboxStore;
 import java.io.IOException;
@@ -69,17 +71,18 @@ public final class ApiServer implements AutoCloseable {
       SandboxStore store,
       Metrics metrics,
       WorkspaceArchives archives) {
-    dev.paddock.http.Router.disableNagle();
     HttpServer http;
     try {
-      http = HttpServer.create(new InetSocketAddress(host, port), 512);
+      http =
+          HttpServers.create(
+              HttpServerConfig.builder(new InetSocketAddress(host, port)).backlog(512).build());
     } catch (IOException e) {
       throw new UncheckedIOException(
           "cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
     }
     Authenticator auth = new Authenticator(store);
     SessionKeyCache keys = new SessionKeyCache();
-    Router router = new Router(4L << 20, List.of(), exchange -> true, () -> {});
+    Router router = Router.builder().maxJsonBytes(4L << 20).build();
     router
         .add("GET", "/alive", call -> call.sendJson(200, Map.of("status", "ok")))
         .add("GET", "/health", call -> call.sendJson(200, Map.of("status", "ok")))

@@ -1,0 +1,249 @@
+package dev.paddock.http;
+
+import com.sun.net.httpserver.Filter;
+import java.io.BufferedOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.Map;
+import javax.net.ssl.SSLSocket;
+
+/**
+ * One accepted socket, served on its own thread: TLS handshake (when configured), then requests one
+ * after another (keep-alive) until the client closes, a timeout passes or framing breaks; then, if
+ * a route upgraded it, the WebSocket until it closes. Every failure the client caused is answered
+ * with {@code {"detail"}} when the protocol still allows an answer.
+ */
+final class Connection implements Runnable {
+  private final PaddockHttpServer server;
+  private final Socket socket;
+  private final HttpServerConfig config;
+  private final HttpDate clock = new HttpDate();
+  private WireInput in;
+  private WireOutput wire;
+  private OutputStream out;
+  private volatile WebSocketConnection webSocket;
+  private volatile boolean inExchange;
+
+  Connection(PaddockHttpServer server, Socket socket) {
+    this.server = server;
+    this.socket = socket;
+    this.config = server.config();
+  }
+
+  PaddockHttpServer server() {
+    return server;
+  }
+
+  HttpServerConfig config() {
+    return config;
+  }
+
+  WireInput input() {
+    return in;
+  }
+
+  OutputStream output() {
+    return out;
+  }
+
+  HttpDate clock() {
+    return clock;
+  }
+
+  InetSocketAddress remoteAddress() {
+    return (InetSocketAddress) socket.getRemoteSocketAddress();
+  }
+
+  InetSocketAddress localAddress() {
+    return (InetSocketAddress) socket.getLocalSocketAddress();
+  }
+
+  @Override
+  public void run() {
+    try {
+      open();
+      serveRequests();
+    } catch (IOException | RuntimeException e) {
+      // The client went away or sent something unanswerable: nothing more to do than close.
+    } finally {
+      lingeringClose();
+      server.removed(this);
+    }
+  }
+
+  private void open() throws IOException {
+    socket.setTcpNoDelay(true);
+    if (socket instanceof SSLSocket tls) {
+      tls.setSoTimeout((int) config.headerTimeout().toMillis());
+      tls.startHandshake();
+    }
+    in = new WireInput(socket);
+    wire = new WireOutput(socket.getOutputStream());
+    out = new BufferedOutputStream(wire, 16 << 10);
+  }
+
+  private void serveRequests() throws IOException {
+    while (!server.isStopping()) {
+      in.timeout(config.idleTimeout().toMillis());
+      try {
+        if (!in.await()) {
+          return; // the client closed its keep-alive connection
+        }
+      } catch (SocketTimeoutException e) {
+        return; // idle keep-alive connection: close quietly
+      }
+      RequestHead head = readHead();
+      if (head == null) {
+        return;
+      }
+      PaddockExchange exchange = exchange(head);
+      if (exchange.upgradedTo().isPresent()) {
+        runWebSocket(exchange.upgradedTo().get());
+        return;
+      }
+      if (exchange.closeAfter()) {
+        return;
+      }
+    }
+  }
+
+  /** The next request head, or null after answering why it could not be read. */
+  private RequestHead readHead() throws IOException {
+    in.deadline(System.nanoTime() + config.headerTimeout().toNanos());
+    try {
+      RequestHead head = RequestHead.read(in, config);
+      in.timeout(config.bodyIdleTimeout().toMillis());
+      return head;
+    } catch (ProtocolError e) {
+      answerAndClose(e.status(), e.getMessage());
+    } catch (SocketTimeoutException e) {
+      answerAndClose(
+          408,
+          "the request line and headers did not arrive within "
+              + config.headerTimeout().toSeconds()
+              + " s");
+    } catch (EOFException e) {
+      // The client hung up inside a request head: there is no one to answer.
+    }
+    return null;
+  }
+
+  private void answerAndClose(int status, String detail) throws IOException {
+    byte[] body = Json.bytes(Map.of("detail", detail));
+    String head =
+        "HTTP/1.1 "
+            + status
+            + " "
+            + Reasons.of(status)
+            + "\r\nDate: "
+            + clock.now()
+            + "\r\nContent-Type: application/json\r\nContent-Length: "
+            + body.length
+            + "\r\nConnection: close\r\n\r\n";
+    out.write(head.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+    out.write(body);
+    out.flush();
+  }
+
+  private PaddockExchange exchange(RequestHead head) throws IOException {
+    PaddockContext context = server.contextFor(head.uri().getPath());
+    PaddockExchange exchange = new PaddockExchange(this, context, head);
+    if (context == null || context.getHandler() == null) {
+      exchange.sendError(404, "no handler for " + RequestHead.shorten(head.uri().getPath()));
+      exchange.close();
+      return exchange;
+    }
+    server.exchangeStarted();
+    inExchange = true;
+    try {
+      new Filter.Chain(context.getFilters(), context.getHandler()).doFilter(exchange);
+    } catch (IOException | RuntimeException e) {
+      failed(exchange);
+    } finally {
+      exchange.close();
+      inExchange = false;
+      server.exchangeEnded();
+    }
+    return exchange;
+  }
+
+  /**
+   * A handler threw: the connection closes after the exchange, whose close answers (a framing error
+   * the body stream hit, else 500) if the handler had not answered yet.
+   */
+  private void failed(PaddockExchange exchange) {
+    exchange.forceClose();
+  }
+
+  private void runWebSocket(WebSocketListener listener) {
+    WebSocketConnection connection = new WebSocketConnection(this, socket, in, out, listener);
+    webSocket = connection;
+    connection.run();
+  }
+
+  /**
+   * Called by the server's watchdog: closes the socket if a write has been blocked too long, or a
+   * WebSocket close handshake has waited too long for the peer's answer.
+   */
+  void watch(long nowNanos) {
+    if (wire != null && wire.stuckSince(nowNanos - config.writeTimeout().toNanos())) {
+      abort();
+    }
+    WebSocketConnection ws = webSocket;
+    if (ws != null && ws.closeOverdue(nowNanos)) {
+      abort();
+    }
+  }
+
+  /** Server stop: WebSockets get 1001, everything else is closed at once. */
+  void shutdown() {
+    WebSocketConnection ws = webSocket;
+    if (ws != null) {
+      ws.goingAway();
+    }
+    abort();
+  }
+
+  void abort() {
+    PaddockHttpServer.closeQuietly(socket);
+  }
+
+  /**
+   * Ends the connection so that a reply already written reaches the client: half-close, then read
+   * and discard what the client still sends (bounded), then close. Closing with unread input would
+   * make the kernel send a reset, which can destroy the reply before the client read it.
+   */
+  private void lingeringClose() {
+    if (socket.isClosed()) {
+      return;
+    }
+    try {
+      if (out != null) {
+        out.flush();
+      }
+      if (!(socket instanceof SSLSocket) && in != null && !inExchange) {
+        socket.shutdownOutput();
+        discardInput();
+      }
+    } catch (IOException | RuntimeException e) {
+      // Lingering is best effort.
+    } finally {
+      PaddockHttpServer.closeQuietly(socket);
+    }
+  }
+
+  private void discardInput() throws IOException {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+    in.deadline(deadline);
+    byte[] scratch = new byte[8192];
+    long left = config.maxDrainBytes();
+    int n;
+    while (left > 0 && (n = in.read(scratch, 0, scratch.length)) >= 0) {
+      left -= n;
+    }
+  }
+}
