@@ -37,6 +37,8 @@ import java.util.Optional;
  * @param oomCounterFile a file with an {@code oom_kill N} line (cgroup v2 {@code memory.events}, v1
  *     {@code memory.oom_control}) read before and after each command to tell an OOM kill; empty
  *     finds the agent's own cgroup's file, and none found means OOM kills are never reported
+ * @param pluginPath a directory whose jars hold {@link dev.paddock.agent.plugin.AgentPlugin}s to
+ *     load at start; empty loads none
  */
 public record AgentConfig(
     String host,
@@ -56,9 +58,11 @@ public record AgentConfig(
     boolean forkServer,
     Optional<RunAs> runAs,
     Optional<Path> home,
-    Optional<Path> oomCounterFile) {
+    Optional<Path> oomCounterFile,
+    Optional<Path> pluginPath) {
 
   public AgentConfig {
+    Objects.requireNonNull(pluginPath, "pluginPath");
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(workspace, "workspace");
     fileRoots = List.copyOf(fileRoots);
@@ -100,8 +104,14 @@ public record AgentConfig(
     private Optional<RunAs> runAs = Optional.empty();
     private Optional<Path> home = Optional.empty();
     private Optional<Path> oomCounterFile = Optional.empty();
+    private Optional<Path> pluginPath = Optional.empty();
 
     private Builder() {}
+
+    public Builder pluginPath(Path directory) {
+      this.pluginPath = Optional.of(directory.toAbsolutePath().normalize());
+      return this;
+    }
 
     public Builder runAs(RunAs user) {
       this.runAs = Optional.of(user);
@@ -219,7 +229,8 @@ public record AgentConfig(
           forkServer,
           runAs,
           home,
-          oomCounterFile);
+          oomCounterFile,
+          pluginPath);
     }
   }
 }

@@ -4,7 +4,10 @@ import com.sun.net.httpserver.HttpServer;
 import dev.paddock.agent.bash.BashRoutes;
 import dev.paddock.agent.bash.BashService;
 import dev.paddock.agent.files.FileRoutes;
+import dev.paddock.agent.files.PathGuard;
 import dev.paddock.agent.git.GitRoutes;
+import dev.paddock.agent.plugin.PluginException;
+import dev.paddock.agent.plugin.Plugins;
 import dev.paddock.agent.pty.TerminalRoutes;
 import dev.paddock.agent.pty.TerminalService;
 import dev.paddock.agent.user.CommandUser;
@@ -52,6 +55,7 @@ public final class AgentServer implements AutoCloseable {
   private final ExecutorService handlers;
   private final BashService bash;
   private final TerminalService terminals;
+  private Plugins plugins = Plugins.none();
   private final long startedNanos = System.nanoTime();
   private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
   private final boolean open;
@@ -78,6 +82,7 @@ public final class AgentServer implements AutoCloseable {
    * {@code /ready} answers 200 once this returns.
    *
    * @throws CommandUserException when commands cannot run as the configured user
+   * @throws PluginException when a plugin of {@link AgentConfig#pluginPath()} cannot start
    */
   public static AgentServer start(AgentConfig config) {
     CommandUser user = CommandUser.prepare(config.runAs(), config.home(), config.workspace());
@@ -95,7 +100,12 @@ public final class AgentServer implements AutoCloseable {
     ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor();
     http.setExecutor(handlers);
     AgentServer server = new AgentServer(config, user, http, handlers);
-    http.createContext("/", server.router());
+    try {
+      http.createContext("/", server.router());
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
     http.start();
     server.ready = true;
     server.bash.warmUp();
@@ -138,7 +148,15 @@ public final class AgentServer implements AutoCloseable {
     FileRoutes.register(router, config, user);
     GitRoutes.register(router, config, user);
     TerminalRoutes.register(router, terminals);
-    WatchRoutes.register(router, new dev.paddock.agent.files.PathGuard(config.fileRoots()));
+    PathGuard guard = new PathGuard(config.fileRoots());
+    WatchRoutes.register(router, guard);
+    config
+        .pluginPath()
+        .ifPresent(
+            dir ->
+                plugins =
+                    Plugins.start(
+                        dir, router, guard, user, config.workspace(), bash.environment()));
     return router;
   }
 
@@ -237,6 +255,7 @@ public final class AgentServer implements AutoCloseable {
   public void close() {
     ready = false;
     http.stop(0);
+    plugins.close();
     terminals.close();
     bash.close();
     handlers.shutdownNow();

@@ -19,7 +19,7 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR] [--file-root DIR]...
  *               [--timeout SECONDS] [--secrets-stdin] [--ready-file FILE] [--no-fork-server]
- *               [--run-as UID:GID] [--home DIR]
+ *               [--run-as UID:GID] [--home DIR] [--plugin-path DIR]
  * </pre>
  *
  * {@code --run-as} runs every command, session shell and git process as that user and group (no
@@ -57,11 +57,13 @@ public final class AgentServerMain {
         case "--no-fork-server" -> builder.forkServer(false);
         case "--run-as" -> builder.runAs(runAs(value(args, ++i, arg)));
         case "--home" -> builder.home(Path.of(value(args, ++i, arg)));
+        case "--plugin-path" -> builder.pluginPath(Path.of(value(args, ++i, arg)));
         case "-h", "--help" -> {
           System.out.println(
               "usage: paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR]"
                   + " [--file-root DIR]... [--timeout SECONDS] [--secrets-stdin]"
-                  + " [--ready-file FILE] [--no-fork-server] [--run-as UID:GID] [--home DIR]");
+                  + " [--ready-file FILE] [--no-fork-server] [--run-as UID:GID] [--home DIR]"
+                  + " [--plugin-path DIR]");
           return;
         }
         default -> {
@@ -86,7 +88,7 @@ public final class AgentServerMain {
     AgentServer server;
     try {
       server = AgentServer.start(builder.build());
-    } catch (CommandUserException e) {
+    } catch (CommandUserException | dev.paddock.agent.plugin.PluginException e) {
       System.err.println("paddock agent: " + e.getMessage());
       System.exit(2);
       return;
