@@ -39,6 +39,8 @@ import java.util.Optional;
  *     finds the agent's own cgroup's file, and none found means OOM kills are never reported
  * @param sandboxId the id of the sandbox this agent serves, given to commands as {@code
  *     SANDBOX_ID}; empty outside a sandbox (then commands get no {@code SANDBOX_ID})
+ * @param pluginPath a directory whose jars hold {@link dev.paddock.agent.plugin.AgentPlugin}s to
+ *     load at start; empty loads none
  */
 public record AgentConfig(
     String host,
@@ -59,9 +61,11 @@ public record AgentConfig(
     Optional<RunAs> runAs,
     Optional<Path> home,
     Optional<Path> oomCounterFile,
-    Optional<String> sandboxId) {
+    Optional<String> sandboxId,
+    Optional<Path> pluginPath) {
 
   public AgentConfig {
+    Objects.requireNonNull(pluginPath, "pluginPath");
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(workspace, "workspace");
     fileRoots = List.copyOf(fileRoots);
@@ -105,12 +109,18 @@ public record AgentConfig(
     private Optional<Path> home = Optional.empty();
     private Optional<Path> oomCounterFile = Optional.empty();
     private Optional<String> sandboxId = Optional.empty();
+    private Optional<Path> pluginPath = Optional.empty();
 
     private Builder() {}
 
     /** The sandbox's id, for commands' {@code SANDBOX_ID}; blank means none. */
     public Builder sandboxId(String id) {
       this.sandboxId = id.isBlank() ? Optional.empty() : Optional.of(id);
+      return this;
+    }
+
+    public Builder pluginPath(Path directory) {
+      this.pluginPath = Optional.of(directory.toAbsolutePath().normalize());
       return this;
     }
 
@@ -232,7 +242,8 @@ public record AgentConfig(
           runAs,
           home,
           oomCounterFile,
-          sandboxId);
+          sandboxId,
+          pluginPath);
     }
   }
 }

@@ -4,9 +4,15 @@ import com.sun.net.httpserver.HttpServer;
 import dev.paddock.agent.bash.BashRoutes;
 import dev.paddock.agent.bash.BashService;
 import dev.paddock.agent.files.FileRoutes;
+import dev.paddock.agent.files.PathGuard;
 import dev.paddock.agent.git.GitRoutes;
+import dev.paddock.agent.plugin.PluginException;
+import dev.paddock.agent.plugin.Plugins;
+import dev.paddock.agent.pty.TerminalRoutes;
+import dev.paddock.agent.pty.TerminalService;
 import dev.paddock.agent.user.CommandUser;
 import dev.paddock.agent.user.CommandUserException;
+import dev.paddock.agent.watch.WatchRoutes;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.HttpServerConfig;
@@ -53,6 +59,8 @@ public final class AgentServer implements AutoCloseable {
   private final HttpServer http;
   private final ExecutorService handlers;
   private final BashService bash;
+  private final TerminalService terminals;
+  private Plugins plugins = Plugins.none();
   private final long startedNanos = System.nanoTime();
   private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
   private final boolean open;
@@ -67,6 +75,9 @@ public final class AgentServer implements AutoCloseable {
     this.http = http;
     this.handlers = handlers;
     this.bash = new BashService(config, user, agentVariables(config, http.getAddress().getPort()));
+    this.terminals =
+        new TerminalService(
+            config.workspace(), user, bash.environment(), config.killGrace(), this::touch);
     // Open only when started with no keys at all; a ring emptied by rotation accepts nothing.
     this.open = config.sessionKeys().isEmpty() && config.adminKeys().isEmpty();
   }
@@ -76,6 +87,7 @@ public final class AgentServer implements AutoCloseable {
    * {@code /ready} answers 200 once this returns.
    *
    * @throws CommandUserException when commands cannot run as the configured user
+   * @throws PluginException when a plugin of {@link AgentConfig#pluginPath()} cannot start
    */
   public static AgentServer start(AgentConfig config) {
     createWorkspace(config.workspace());
@@ -94,7 +106,12 @@ public final class AgentServer implements AutoCloseable {
     ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor();
     http.setExecutor(handlers);
     AgentServer server = new AgentServer(config, user, http, handlers);
-    http.createContext("/", server.router());
+    try {
+      http.createContext("/", server.router());
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
     http.start();
     server.ready = true;
     server.bash.warmUp();
@@ -154,7 +171,7 @@ public final class AgentServer implements AutoCloseable {
         Router.builder()
             .maxJsonBytes(config.maxJsonBytes())
             .protect(List.of("/api/"), this::authorized, "missing or invalid " + SESSION_KEY_HEADER)
-            .onActivity(() -> lastActivityNanos.set(System.nanoTime()))
+            .onActivity(this::touch)
             .build();
     router
         .add("GET", "/alive", call -> call.sendJson(200, Map.of("status", "ok")))
@@ -172,7 +189,22 @@ public final class AgentServer implements AutoCloseable {
         key -> config.sessionKeys().accepts(key));
     FileRoutes.register(router, config, user);
     GitRoutes.register(router, config, user);
+    TerminalRoutes.register(router, terminals);
+    PathGuard guard = new PathGuard(config.fileRoots());
+    WatchRoutes.register(router, guard);
+    config
+        .pluginPath()
+        .ifPresent(
+            dir ->
+                plugins =
+                    Plugins.start(
+                        dir, router, guard, user, config.workspace(), bash.environment()));
     return router;
+  }
+
+  /** Marks the agent active now (requests, terminal input and output); see {@code idle_time}. */
+  private void touch() {
+    lastActivityNanos.set(System.nanoTime());
   }
 
   /** Duplicate key headers are a 400 (through {@link Call#header}), never "first one wins". */
@@ -267,6 +299,8 @@ public final class AgentServer implements AutoCloseable {
   public void close() {
     ready = false;
     http.stop(0);
+    plugins.close();
+    terminals.close();
     bash.close();
     handlers.shutdownNow();
   }

@@ -19,7 +19,7 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR] [--file-root DIR]...
  *               [--timeout SECONDS] [--secrets-stdin] [--ready-file FILE] [--no-fork-server]
- *               [--run-as UID:GID] [--home DIR] [--sandbox-id ID]
+ *               [--run-as UID:GID] [--home DIR] [--sandbox-id ID] [--plugin-path DIR]
  * </pre>
  *
  * {@code --host} defaults to {@code 127.0.0.1}, keys or not: an agent that must answer other
@@ -66,12 +66,13 @@ public final class AgentServerMain {
         case "--run-as" -> builder.runAs(runAs(value(args, ++i, arg)));
         case "--home" -> builder.home(Path.of(value(args, ++i, arg)));
         case "--sandbox-id" -> sandboxId = value(args, ++i, arg);
+        case "--plugin-path" -> builder.pluginPath(Path.of(value(args, ++i, arg)));
         case "-h", "--help" -> {
           System.out.println(
               "usage: paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR]"
                   + " [--file-root DIR]... [--timeout SECONDS] [--secrets-stdin]"
                   + " [--ready-file FILE] [--no-fork-server] [--run-as UID:GID] [--home DIR]"
-                  + " [--sandbox-id ID]");
+                  + " [--sandbox-id ID] [--plugin-path DIR]");
           return;
         }
         default -> {
@@ -97,7 +98,7 @@ public final class AgentServerMain {
     AgentServer server;
     try {
       server = AgentServer.start(builder.build());
-    } catch (CommandUserException e) {
+    } catch (CommandUserException | dev.paddock.agent.plugin.PluginException e) {
       System.err.println("paddock agent: " + e.getMessage());
       System.exit(2);
       return;

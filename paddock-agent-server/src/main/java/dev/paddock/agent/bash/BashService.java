@@ -321,6 +321,11 @@ public final class BashService implements AutoCloseable {
     return dropped.size();
   }
 
+  /** The environment commands (and terminals) start with: no keys, {@code HOME} set. */
+  public Map<String, String> environment() {
+    return environment;
+  }
+
   public int eventCount() {
     return log.size();
   }

@@ -20,18 +20,18 @@ import java.util.List;
  * <p>This confines well-behaved clients and stops path tricks; it is not a boundary against a
  * process in the sandbox racing to swap a directory for a link between the check and the use.
  */
-final class PathGuard {
+public final class PathGuard {
   /** The most links followed by hand before giving up, as Linux's ELOOP limit. */
   private static final int MAX_LINK_HOPS = 40;
 
   private final List<Path> roots;
 
-  PathGuard(List<Path> roots) {
+  public PathGuard(List<Path> roots) {
     this.roots = List.copyOf(roots);
   }
 
   /** The real, checked path for {@code raw}; throws {@link HttpError} 400 or 403. */
-  Path resolve(String raw) throws IOException {
+  public Path resolve(String raw) throws IOException {
     Path requested = parse(raw).normalize();
     Path real = realPath(requested, 0);
     for (Path root : roots) {

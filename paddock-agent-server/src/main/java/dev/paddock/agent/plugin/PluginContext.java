@@ -1,0 +1,38 @@
+package dev.paddock.agent.plugin;
+
+import dev.paddock.http.Router;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** What the agent gives a plugin in {@link AgentPlugin#start}. Thread-safe. */
+public interface PluginContext {
+  /**
+   * Serves {@code method} on {@code /api/plugins/<name>/<subpath>}; {@code subpath} may hold {@code
+   * {param}} segments, read with {@code call.pathParam}.
+   *
+   * @throws IllegalArgumentException for an empty subpath or one with {@code ..} or {@code //}
+   */
+  void route(String method, String subpath, Router.Route route);
+
+  /**
+   * The real path a client-supplied absolute path names, checked against the agent's file roots
+   * (links followed); throws {@link dev.paddock.http.HttpError} 400 (not absolute) or 403 (outside
+   * the roots), which the route answers as is.
+   */
+  Path resolve(String clientPath) throws IOException;
+
+  /** The agent's workspace (the default working directory of commands). */
+  Path workspace();
+
+  /**
+   * A process builder for {@code argv} that runs as the command user ({@code --run-as}, with no
+   * capabilities), with the commands' environment (no keys) and the workspace as its directory. The
+   * caller may change the directory and add variables; it must not clear the user switch.
+   */
+  ProcessBuilder process(List<String> argv);
+
+  /** The environment commands get (no keys); a copy. */
+  Map<String, String> environment();
+}
