@@ -11,6 +11,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotLinkException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
@@ -140,14 +141,24 @@ final class DirHandle implements SafeFs.Directory {
   String readLink(String name) throws IOException {
     Object before = attributes(name).fileKey();
     Path byName = path.resolve(name);
-    String target = Files.readSymbolicLink(byName).toString();
-    Object viaName = Files.readAttributes(byName, BasicFileAttributes.class, NOFOLLOW).fileKey();
+    String target;
+    Object viaName;
+    try {
+      target = Files.readSymbolicLink(byName).toString();
+      viaName = Files.readAttributes(byName, BasicFileAttributes.class, NOFOLLOW).fileKey();
+    } catch (NotLinkException | NoSuchFileException e) {
+      throw changed(byName);
+    }
     Object after = attributes(name).fileKey();
     if (!Objects.equals(before, viaName) || !Objects.equals(before, after)) {
-      throw HttpError.conflict(
-          "the link " + ClientPath.quote(byName) + " changed while being read; retry");
+      throw changed(byName);
     }
     return target;
+  }
+
+  /** 409: an entry was replaced while being resolved (code in the sandbox is changing it). */
+  static HttpError changed(Path where) {
+    return HttpError.conflict(ClientPath.quote(where) + " changed while being resolved; retry");
   }
 
   @Override

@@ -14,6 +14,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -52,21 +53,32 @@ public final class FileRoutes {
     SecureFs fs = SecureFs.create(config.fileRoots(), user);
     FileRoutes routes = new FileRoutes(fs, user);
     router
-        .add("POST", "/api/file/upload", routes::upload)
-        .add("GET", "/api/file/download", routes::download)
-        .add("POST", "/api/file/create_directory", routes::createDirectory)
-        .add("GET", "/api/file/list", routes::list)
-        .add("GET", "/api/file/stat", routes::stat)
-        .add("POST", "/api/file/move", routes::move)
-        .add("POST", "/api/file/copy", routes::copy)
-        .add("POST", "/api/file/delete", routes::delete)
-        .add("POST", "/api/file/chmod", routes::chmod)
-        .add("POST", "/api/file/upload_tar", routes::uploadTar)
-        .add("GET", "/api/file/download_tar", routes::downloadTar)
+        .add("POST", "/api/file/upload", translated(routes::upload))
+        .add("GET", "/api/file/download", translated(routes::download))
+        .add("POST", "/api/file/create_directory", translated(routes::createDirectory))
+        .add("GET", "/api/file/list", translated(routes::list))
+        .add("GET", "/api/file/stat", translated(routes::stat))
+        .add("POST", "/api/file/move", translated(routes::move))
+        .add("POST", "/api/file/copy", translated(routes::copy))
+        .add("POST", "/api/file/delete", translated(routes::delete))
+        .add("POST", "/api/file/chmod", translated(routes::chmod))
+        .add("POST", "/api/file/upload_tar", translated(routes::uploadTar))
+        .add("GET", "/api/file/download_tar", translated(routes::downloadTar))
         .add(
             "GET",
             "/api/file/archive",
-            new ArchiveRoute(fs, config.workspace(), GitArchive.create(user))::handle);
+            translated(new ArchiveRoute(fs, config.workspace(), GitArchive.create(user))::handle));
+  }
+
+  /** A file-system failure not already mapped becomes the status a client can act on. */
+  private static Router.Route translated(Router.Route route) {
+    return call -> {
+      try {
+        route.handle(call);
+      } catch (FileSystemException e) {
+        throw FileErrors.translate(e);
+      }
+    };
   }
 
   /**

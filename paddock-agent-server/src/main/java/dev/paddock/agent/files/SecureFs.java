@@ -39,6 +39,83 @@ final class SecureFs implements SafeFs {
     return new SecureFs(roots.stream().map(p -> p.toAbsolutePath().normalize()).toList(), user);
   }
 
+  // ---- the API: file-system failures become the HttpError a route answers -----------------
+
+  @Override
+  public FileEntry stat(String path, boolean followLinks) throws IOException {
+    return translated(() -> statUnwrapped(path, followLinks));
+  }
+
+  @Override
+  public Path realPath(String path) throws IOException {
+    return translated(() -> realPathUnwrapped(path));
+  }
+
+  @Override
+  public OpenFile open(String path) throws IOException {
+    return translated(() -> openUnwrapped(path));
+  }
+
+  @Override
+  public DirHandle directory(String path) throws IOException {
+    return translated(() -> directoryUnwrapped(path));
+  }
+
+  @Override
+  public PendingFile write(String path, boolean createParents) throws IOException {
+    return translated(() -> writeUnwrapped(path, createParents));
+  }
+
+  @Override
+  public boolean createDirectory(String path, boolean parents, int mode) throws IOException {
+    return translated(() -> createDirectoryUnwrapped(path, parents, mode));
+  }
+
+  @Override
+  public void createLink(String path, String target) throws IOException {
+    translated(
+        () -> {
+          createLinkUnwrapped(path, target);
+          return null;
+        });
+  }
+
+  @Override
+  public void move(String from, String to, boolean overwrite) throws IOException {
+    translated(
+        () -> {
+          moveUnwrapped(from, to, overwrite);
+          return null;
+        });
+  }
+
+  @Override
+  public long copy(String from, String to, boolean overwrite) throws IOException {
+    return translated(() -> copyUnwrapped(from, to, overwrite));
+  }
+
+  @Override
+  public long delete(String path, boolean recursive) throws IOException {
+    return translated(() -> deleteUnwrapped(path, recursive));
+  }
+
+  @Override
+  public long chmod(String path, int mode, boolean recursive) throws IOException {
+    return translated(() -> chmodUnwrapped(path, mode, recursive));
+  }
+
+  private interface Operation<T> {
+    T run() throws IOException;
+  }
+
+  private static <T> T translated(Operation<T> operation) throws IOException {
+    try {
+      return operation.run();
+    } catch (FileSystemException e) {
+      throw FileErrors.translate(e);
+    }
+  }
+
   // ---- resolution -------------------------------------------------------------------------
 
   /** Parses {@code raw} and walks it; the caller closes the location. */
@@ -131,6 +208,10 @@ final class SecureFs implements SafeFs {
             throw HttpError.badRequest(
                 ClientPath.quote(dir.path().resolve(name)) + " is not a directory");
           }
+          if (!(e instanceof java.nio.file.AccessDeniedException)) {
+            // A directory now, a link or nothing a moment ago: swapped under the walk.
+            throw DirHandle.changed(dir.path().resolve(name));
+          }
           throw FileErrors.translate(e);
         }
         dir.close();
@@ -160,8 +241,7 @@ final class SecureFs implements SafeFs {
 
   // ---- reading ----------------------------------------------------------------------------
 
-  @Override
-  public FileEntry stat(String path, boolean followLinks) throws IOException {
+  private FileEntry statUnwrapped(String path, boolean followLinks) throws IOException {
     ClientPath parsed = ClientPath.parse(path);
     try (Location at = locate(parsed.path(), followLinks)) {
       FileEntry entry = existing(at);
@@ -188,15 +268,13 @@ final class SecureFs implements SafeFs {
     }
   }
 
-  @Override
-  public Path realPath(String path) throws IOException {
+  private Path realPathUnwrapped(String path) throws IOException {
     try (Location at = locate(path, true)) {
       return at.path();
     }
   }
 
-  @Override
-  public OpenFile open(String path) throws IOException {
+  private OpenFile openUnwrapped(String path) throws IOException {
     ClientPath parsed = ClientPath.parse(path);
     try (Location at = locate(parsed.path(), true)) {
       FileEntry entry = existing(at);
@@ -208,8 +286,7 @@ final class SecureFs implements SafeFs {
     }
   }
 
-  @Override
-  public DirHandle directory(String path) throws IOException {
+  private DirHandle directoryUnwrapped(String path) throws IOException {
     try (Location at = locate(path, true)) {
       FileEntry entry = existing(at);
       if (entry.type() != FileType.DIRECTORY) {
@@ -221,8 +298,7 @@ final class SecureFs implements SafeFs {
 
   // ---- writing ----------------------------------------------------------------------------
 
-  @Override
-  public PendingFile write(String path, boolean createParents) throws IOException {
+  private PendingFile writeUnwrapped(String path, boolean createParents) throws IOException {
     ClientPath parsed = ClientPath.parse(path);
     if (parsed.directoryOnly()) {
       throw HttpError.badRequest(
@@ -324,8 +400,8 @@ final class SecureFs implements SafeFs {
     return createdDirectory(dir, name, mode, true);
   }
 
-  @Override
-  public boolean createDirectory(String path, boolean parents, int mode) throws IOException {
+  private boolean createDirectoryUnwrapped(String path, boolean parents, int mode)
+      throws IOException {
     Modes.check(mode);
     try (Location at = locate(path, true)) {
       if (at.isRoot()) {
@@ -356,8 +432,7 @@ final class SecureFs implements SafeFs {
     return false;
   }
 
-  @Override
-  public void createLink(String path, String target) throws IOException {
+  private void createLinkUnwrapped(String path, String target) throws IOException {
     try (Location at = locate(path, false)) {
       at.requireParent().requireNotRoot("replace");
       createLink(at.dir(), at.name(), target);
@@ -405,8 +480,7 @@ final class SecureFs implements SafeFs {
 
   // ---- moving, copying, deleting ------------------------------------------------------------
 
-  @Override
-  public void move(String from, String to, boolean overwrite) throws IOException {
+  private void moveUnwrapped(String from, String to, boolean overwrite) throws IOException {
     try (Location source = locate(from, false);
         Location target = locate(to, false)) {
       existing(source.requireNotRoot("move"));
@@ -443,8 +517,7 @@ final class SecureFs implements SafeFs {
     }
   }
 
-  @Override
-  public long copy(String from, String to, boolean overwrite) throws IOException {
+  private long copyUnwrapped(String from, String to, boolean overwrite) throws IOException {
     try (Location source = locate(from, false);
         Location target = locate(to, false)) {
       FileEntry entry = existing(source);
@@ -562,8 +635,7 @@ final class SecureFs implements SafeFs {
     }
   }
 
-  @Override
-  public long delete(String path, boolean recursive) throws IOException {
+  private long deleteUnwrapped(String path, boolean recursive) throws IOException {
     try (Location at = locate(path, false)) {
       FileEntry entry = existing(at.requireNotRoot("delete"));
       return deleteEntry(at.dir(), at.name(), entry.type(), recursive);
@@ -602,8 +674,7 @@ final class SecureFs implements SafeFs {
     }
   }
 
-  @Override
-  public long chmod(String path, int mode, boolean recursive) throws IOException {
+  private long chmodUnwrapped(String path, int mode, boolean recursive) throws IOException {
     Modes.check(mode);
     try (Location at = locate(path, true)) {
       FileEntry entry = existing(at);
