@@ -256,6 +256,7 @@ public final class AgentServer implements AutoCloseable {
             "signals_v1",
             "sessions_v1",
             "file_archive_v1",
+            "file_system_v1",
             "git_v1",
             "session_key_rotation_v1",
             "event_stream_v1",

@@ -6,10 +6,7 @@ import dev.paddock.http.HttpError;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.FileSystemException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,35 +38,39 @@ final class ArchiveRoute {
   private static final Set<String> PARAMETERS =
       Set.of("path", "format", "base_ref", "use_default_excludes", "exclude");
 
-  private final PathGuard guard;
+  private final SecureFs fs;
   private final Path workspace;
   private final GitArchive git;
 
-  ArchiveRoute(PathGuard guard, Path workspace, GitArchive git) {
+  ArchiveRoute(SecureFs fs, Path workspace, GitArchive git) {
     this.git = git;
-    this.guard = guard;
+    this.fs = fs;
     this.workspace = workspace;
   }
 
   void handle(Call call) throws IOException {
     call.allowQuery(PARAMETERS);
     // Without a path, the workspace: the control plane archives it without knowing where it is.
-    Path dir = guard.resolve(call.query("path").orElse(workspace.toString()));
+    String requested = call.query("path").orElse(workspace.toString());
     String format = call.query("format").orElse(GIT_DELTA);
     if (!format.equals(GIT_DELTA) && !format.equals(TAR_GZ)) {
       throw HttpError.unprocessable(
           "format must be '" + GIT_DELTA + "' or '" + TAR_GZ + "', got '" + format + "'");
     }
     ExcludeRules excludes = excludes(call);
-    requireDirectory(dir);
+    if (fs.stat(requested, true).type() != SafeFs.FileType.DIRECTORY) {
+      throw HttpError.badRequest(ClientPath.quote(requested) + " is not a directory");
+    }
     if (format.equals(GIT_DELTA)) {
+      // git runs as the command user, who may read only what that user may.
+      Path dir = fs.realPath(requested);
       Optional<String> baseRef = call.query("base_ref").filter(ref -> !ref.isEmpty());
       if (baseRef.isPresent() && baseRef.get().startsWith("-")) {
         throw HttpError.badRequest("base_ref must not start with '-', got '" + baseRef.get() + "'");
       }
       git.respondDelta(call, dir, baseRef, excludes.patterns());
     } else {
-      respondTarGz(call, dir, excludes);
+      respondTarGz(call, requested, excludes);
     }
   }
 
@@ -82,31 +83,25 @@ final class ArchiveRoute {
     return ExcludeRules.of(patterns);
   }
 
-  private static void requireDirectory(Path dir) throws IOException {
-    BasicFileAttributes attributes;
-    try {
-      attributes = Files.readAttributes(dir, BasicFileAttributes.class);
-    } catch (FileSystemException e) {
-      throw FileErrors.translate(e);
-    }
-    if (!attributes.isDirectory()) {
-      throw HttpError.badRequest("'" + dir + "' is not a directory");
+  private void respondTarGz(Call call, String requested, ExcludeRules excludes) throws IOException {
+    try (DirHandle dir = fs.directory(requested)) {
+      for (Map.Entry<String, String> header : git.repoHeaders(dir.path()).entrySet()) {
+        call.setHeader(header.getKey(), header.getValue());
+      }
+      call.setHeader("X-Archive-Format", TAR_GZ);
+      call.setHeader(
+          "Content-Disposition",
+          ContentDisposition.attachment(TreeArchiver.rootName(dir.path()) + ".tar.gz"));
+      try (OutputStream body = call.stream(200, "application/gzip", 0);
+          TarEntryWriter tar = new TarEntryWriter(gzip(body))) {
+        TreeArchiver.forArchive(dir, excludes, tar).write();
+        tar.finish();
+      }
     }
   }
 
-  private void respondTarGz(Call call, Path dir, ExcludeRules excludes) throws IOException {
-    for (Map.Entry<String, String> header : git.repoHeaders(dir).entrySet()) {
-      call.setHeader(header.getKey(), header.getValue());
-    }
-    call.setHeader("X-Archive-Format", TAR_GZ);
-    call.setHeader(
-        "Content-Disposition",
-        ContentDisposition.attachment(TreeArchiver.rootName(dir) + ".tar.gz"));
-    try (OutputStream body = call.stream(200, "application/gzip", 0);
-        TarEntryWriter tar = new TarEntryWriter(gzip(body))) {
-      new TreeArchiver(dir, excludes, tar).write();
-      tar.finish();
-    }
+  static OutputStream gzipped(OutputStream body) throws IOException {
+    return gzip(body);
   }
 
   private static OutputStream gzip(OutputStream body) throws IOException {

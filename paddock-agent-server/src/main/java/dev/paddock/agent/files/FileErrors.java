@@ -2,6 +2,7 @@ package dev.paddock.agent.files;
 
 import dev.paddock.http.HttpError;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
@@ -20,7 +21,7 @@ final class FileErrors {
    * blame, else a 500 that names the file and the system's reason.
    */
   static HttpError translate(FileSystemException e) {
-    String file = e.getFile() == null ? "the path" : "'" + e.getFile() + "'";
+    String file = e.getFile() == null ? "the path" : ClientPath.quote(e.getFile());
     String reason = e.getReason() == null ? "" : e.getReason().toLowerCase(Locale.ROOT);
     if (e instanceof AccessDeniedException) {
       return new HttpError(403, "permission denied on " + file);
@@ -29,7 +30,10 @@ final class FileErrors {
       return HttpError.notFound(file + " does not exist");
     }
     if (e instanceof FileAlreadyExistsException) {
-      return HttpError.badRequest(file + " already exists and is not a directory");
+      return HttpError.conflict(file + " already exists");
+    }
+    if (e instanceof DirectoryNotEmptyException) {
+      return HttpError.conflict(file + " is a directory that is not empty");
     }
     if (e instanceof NotDirectoryException || reason.contains("not a directory")) {
       return HttpError.badRequest("a parent of " + file + " is not a directory");
@@ -37,7 +41,7 @@ final class FileErrors {
     if (reason.contains("is a directory")) {
       return HttpError.badRequest(file + " is a directory");
     }
-    if (reason.contains("symbolic links")) {
+    if (reason.contains("symbolic link")) {
       return HttpError.badRequest("too many levels of symbolic links at " + file);
     }
     if (reason.contains("no space left") || reason.contains("quota")) {

@@ -80,6 +80,28 @@ final class MultipartReader {
     return Optional.of(part);
   }
 
+  /**
+   * Reads the rest of the body after the closing boundary (the epilogue, at most {@code maxBytes}),
+   * so that a body cut short of its declared length fails here, with the stream's {@link
+   * IOException}, rather than being taken as complete.
+   */
+  void finish(int maxBytes) throws IOException {
+    if (!finished) {
+      throw new IllegalStateException("finish() before the closing boundary");
+    }
+    long rest = lim - pos;
+    pos = lim;
+    byte[] scratch = new byte[8192];
+    while (!eof) {
+      int n = in.read(scratch);
+      if (n < 0) {
+        eof = true;
+      } else if ((rest += n) > maxBytes) {
+        throw malformed("more than " + maxBytes + " bytes follow the closing boundary");
+      }
+    }
+  }
+
   /** After a delimiter: {@code --} closes the body; otherwise optional padding and CRLF. */
   private boolean afterDelimiterIsClose() throws IOException {
     int c = readByte();
