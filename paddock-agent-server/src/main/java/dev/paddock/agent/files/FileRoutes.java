@@ -130,19 +130,6 @@ public final class FileRoutes {
   }
 
   /**
-   * Reads past the closing boundary to the end of the request body, so a body shorter than its
-   * Content-Length fails here (the body stream throws) and the upload is not committed (D12).
-   */
-  private static void requireEndOfBody(InputStream body) throws IOException {
-    if (body.skip(MAX_EPILOGUE) >= MAX_EPILOGUE && body.read() >= 0) {
-      throw HttpError.badRequest(
-          "more than " + MAX_EPILOGUE + " bytes after the closing multipart boundary");
-    }
-  }
-
-  private static final long MAX_EPILOGUE = 64 << 10;
-
-  /**
    * {@code GET /api/file/download?path=}: the file's bytes as {@code application/octet-stream} with
    * its Content-Length as of opening. A file that shrinks while being sent ends the response early
    * (the client sees a short body) rather than sending bytes that were never there.
