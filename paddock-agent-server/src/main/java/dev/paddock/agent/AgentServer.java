@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.paddock.agent.bash.BashRoutes;
 import dev.paddock.agent.bash.BashService;
+import dev.paddock.agent.edit.EditRoutes;
 import dev.paddock.agent.files.FileRoutes;
 import dev.paddock.agent.git.GitRoutes;
 import dev.paddock.agent.user.CommandUser;
@@ -125,6 +126,7 @@ public final class AgentServer implements AutoCloseable {
         .add("GET", EnvironmentProbe.ROUTE, new EnvironmentProbe(config.workspace())::handle);
     BashRoutes.register(router, bash, config.defaultTimeout().toSeconds());
     FileRoutes.register(router, config, user);
+    EditRoutes.register(router, config, user);
     GitRoutes.register(router, config, user);
     return router;
   }
