@@ -7,6 +7,7 @@ import dev.paddock.agent.bash.BashService;
 import dev.paddock.agent.edit.EditRoutes;
 import dev.paddock.agent.files.FileRoutes;
 import dev.paddock.agent.git.GitRoutes;
+import dev.paddock.agent.search.SearchRoutes;
 import dev.paddock.agent.user.CommandUser;
 import dev.paddock.agent.user.CommandUserException;
 import dev.paddock.http.Call;
@@ -127,6 +128,7 @@ public final class AgentServer implements AutoCloseable {
     BashRoutes.register(router, bash, config.defaultTimeout().toSeconds());
     FileRoutes.register(router, config, user);
     EditRoutes.register(router, config, user);
+    SearchRoutes.register(router, config);
     GitRoutes.register(router, config, user);
     return router;
   }
@@ -180,6 +182,8 @@ public final class AgentServer implements AutoCloseable {
             "signals_v1",
             "sessions_v1",
             "file_archive_v1",
+            "file_edit_v1",
+            "file_search_v1",
             "git_v1",
             "session_key_rotation_v1"));
     info.put("websockets", false);
