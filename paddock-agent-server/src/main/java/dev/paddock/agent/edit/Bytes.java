@@ -7,23 +7,37 @@ import java.util.List;
 final class Bytes {
   private Bytes() {}
 
-  /** The first index at or after {@code from} where {@code needle} starts, or -1. */
-  static int indexOf(byte[] haystack, int length, byte[] needle, int from) {
-    if (needle.length == 0) {
-      return -1;
+  /**
+   * Start offsets of the non-overlapping occurrences of {@code needle}, as Python's finditer:
+   * Boyer-Moore-Horspool, which skips up to the needle's length at each step.
+   */
+  static List<Integer> occurrences(byte[] haystack, int length, byte[] needle) {
+    List<Integer> found = new ArrayList<>();
+    int last = needle.length - 1;
+    if (last < 0) {
+      return found;
     }
-    byte first = needle[0];
-    int last = length - needle.length;
-    for (int i = from; i <= last; i++) {
-      if (haystack[i] == first && regionMatches(haystack, i, needle)) {
-        return i;
+    int[] shift = new int[256];
+    java.util.Arrays.fill(shift, needle.length);
+    for (int i = 0; i < last; i++) {
+      shift[needle[i] & 0xff] = last - i;
+    }
+    byte tail = needle[last];
+    int i = 0;
+    while (i + last < length) {
+      byte b = haystack[i + last];
+      if (b == tail && regionMatches(haystack, i, needle, last)) {
+        found.add(i);
+        i += needle.length;
+      } else {
+        i += shift[b & 0xff];
       }
     }
-    return -1;
+    return found;
   }
 
-  private static boolean regionMatches(byte[] haystack, int at, byte[] needle) {
-    for (int j = 1; j < needle.length; j++) {
+  private static boolean regionMatches(byte[] haystack, int at, byte[] needle, int count) {
+    for (int j = 0; j < count; j++) {
       if (haystack[at + j] != needle[j]) {
         return false;
       }
@@ -31,15 +45,15 @@ final class Bytes {
     return true;
   }
 
-  /** Start offsets of the non-overlapping occurrences of {@code needle}, as Python's finditer. */
-  static List<Integer> occurrences(byte[] haystack, int length, byte[] needle) {
-    List<Integer> found = new ArrayList<>();
-    for (int at = indexOf(haystack, length, needle, 0);
-        at >= 0;
-        at = indexOf(haystack, length, needle, at + needle.length)) {
-      found.add(at);
+  /** Where the line {@code lines} lines before the one holding {@code offset} starts. */
+  static int lineStartBefore(byte[] bytes, int offset, int lines) {
+    int start = offset;
+    for (int seen = -1; start > 0; start--) {
+      if (bytes[start - 1] == '\n' && ++seen == lines) {
+        break;
+      }
     }
-    return found;
+    return start;
   }
 
   /** The 1-based line number of each offset (sorted ascending), in one pass. */

@@ -132,16 +132,17 @@ final class Editor {
     int at = found.get(0);
     byte[] edited = splice(text, at, needle.length, replacement);
     save(file, text, edited);
-    int line = Bytes.lineNumbers(text.bytes(), found).get(0);
+    int line = 1 + Bytes.count(text.bytes(), 0, at, (byte) '\n');
     int start = Math.max(1, line - SNIPPET_CONTEXT);
     int end = line + SNIPPET_CONTEXT + (int) newStr.chars().filter(c -> c == '\n').count();
+    int startOffset = Bytes.lineStartBefore(edited, at, line - start);
     Map<String, Object> reply = reply("str_replace", file, true);
     reply.put(
         "output",
         "The file "
             + file
             + " has been edited. "
-            + snippet(edited, start, end, codec, maxChars, "a snippet of " + file)
+            + snippet(edited, startOffset, start, end, codec, maxChars, "a snippet of " + file)
             + "Review the changes and make sure they are as expected. Edit the file again if"
             + " necessary.");
     reply.put("line", line);
@@ -192,7 +193,14 @@ final class Editor {
         "The file "
             + file
             + " has been edited. "
-            + snippet(edited, start, end, codec, maxChars, "a snippet of the edited file")
+            + snippet(
+                edited,
+                Bytes.lineStart(edited, edited.length, start),
+                start,
+                end,
+                codec,
+                maxChars,
+                "a snippet of the edited file")
             + "Review the changes and make sure they are as expected (correct indentation, no"
             + " duplicate lines, etc). Edit the file again if necessary.");
     reply.put("line", insertLine + 1);
@@ -235,7 +243,7 @@ final class Editor {
         "Last edit to "
             + file
             + " undone successfully. "
-            + snippet(content, 1, lines, codec, maxChars, file.toString()));
+            + snippet(content, 0, 1, lines, codec, maxChars, file.toString()));
     reply.put("removed", false);
     finish(reply, file, content, 1, lines);
     return reply;
@@ -271,11 +279,19 @@ final class Editor {
     return edited;
   }
 
-  /** Lines {@code start..end} of {@code content}, numbered, under OpenHands' heading. */
+  /**
+   * Lines {@code start..end} of {@code content}, numbered, under OpenHands' heading; {@code
+   * position} is where line {@code start} begins.
+   */
   private static String snippet(
-      byte[] content, int start, int end, TextCodec codec, int maxChars, String what) {
+      byte[] content,
+      int position,
+      int start,
+      int end,
+      TextCodec codec,
+      int maxChars,
+      String what) {
     NumberedLines lines = new NumberedLines(maxChars);
-    int position = Bytes.lineStart(content, content.length, start);
     for (int line = start; line <= end && position < content.length; line++) {
       int newline = position;
       while (newline < content.length && content[newline] != '\n') {

@@ -2,7 +2,8 @@ package dev.paddock.agent.edit;
 
 /**
  * The line ending a file uses, so text an agent sends with {@code \n} lands in a CRLF file as CRLF
- * and a CRLF file stays CRLF. A file with more CRLF than bare LF endings is CRLF; any other is LF.
+ * and a CRLF file stays CRLF. A file whose first 64 KiB hold more CRLF than bare LF endings is
+ * CRLF; any other is LF.
  */
 enum LineEnding {
   LF("\n"),
@@ -18,10 +19,11 @@ enum LineEnding {
     return text;
   }
 
+  /** Judged on the first 64 KiB: enough to tell, and it keeps large edits to fewer passes. */
   static LineEnding of(byte[] bytes, int length) {
     int crlf = 0;
     int lf = 0;
-    for (int i = 0; i < length; i++) {
+    for (int i = 0, end = Math.min(length, 1 << 16); i < end; i++) {
       if (bytes[i] == '\n') {
         if (i > 0 && bytes[i - 1] == '\r') {
           crlf++;

@@ -58,7 +58,10 @@ final class FileGrep {
             filled += n;
           }
         }
-        if (!sniffed) {
+        if (!sniffed && !eof) {
+          // A file larger than one block is checked before it is searched; a smaller one only
+          // if it matches (below): a file without a match needs no verdict, and the check would
+          // cost as much as the search.
           sniffed = true;
           if (hasNul(buffer, Math.min(filled, SNIFF_BYTES))) {
             return new Result(List.of(), true, false);
@@ -84,6 +87,12 @@ final class FileGrep {
           int match = finder.find(buffer, position, safeEnd);
           if (match < 0) {
             break;
+          }
+          if (!sniffed) {
+            sniffed = true;
+            if (hasNul(buffer, Math.min(filled, SNIFF_BYTES))) {
+              return new Result(List.of(), true, false);
+            }
           }
           int lineStart = lastNewline(buffer, 0, match) + 1;
           int lineEnd = nextNewline(buffer, match, end);

@@ -39,6 +39,15 @@ interface LineFinder {
     private final int[] shift = new int[256];
     private final boolean fold;
 
+    /**
+     * For exact needles of 4 bytes or more: the shift for each pair of bytes ending the window (0:
+     * a candidate), which moves nearly the needle's length at each step, against about half of it
+     * for the one-byte table on source text.
+     */
+    private final short[] pairShift;
+
+    private final int shiftAfterCandidate;
+
     Literal(byte[] needle, boolean fold) {
       this.fold = fold;
       this.needle = needle.clone();
@@ -46,6 +55,23 @@ interface LineFinder {
         for (int i = 0; i < needle.length; i++) {
           this.needle[i] = lower(needle[i]);
         }
+      }
+      int m = needle.length;
+      if (!fold && m >= 4 && m < Short.MAX_VALUE) {
+        pairShift = new short[1 << 16];
+        java.util.Arrays.fill(pairShift, (short) (m - 1));
+        int lastPair = pair(needle, m - 2);
+        int after = m - 1;
+        for (int i = 0; i <= m - 2; i++) {
+          pairShift[pair(needle, i)] = (short) (m - 2 - i);
+          if (i < m - 2 && pair(needle, i) == lastPair) {
+            after = m - 2 - i;
+          }
+        }
+        shiftAfterCandidate = after;
+      } else {
+        pairShift = null;
+        shiftAfterCandidate = 1;
       }
       java.util.Arrays.fill(shift, needle.length);
       for (int i = 0; i < needle.length - 1; i++) {
@@ -57,28 +83,88 @@ interface LineFinder {
       }
     }
 
+    private static int pair(byte[] bytes, int at) {
+      return (bytes[at] & 0xff) << 8 | (bytes[at + 1] & 0xff);
+    }
+
     @Override
     public int find(byte[] bytes, int from, int to) {
-      int last = needle.length - 1;
-      byte tail = needle[last];
-      for (int i = from; i + last < to; ) {
-        byte b = bytes[i + last];
-        if ((fold ? lower(b) : b) == tail && matchesAt(bytes, i, last)) {
+      if (fold) {
+        return findFolded(bytes, from, to);
+      }
+      return pairShift != null ? findByPairs(bytes, from, to) : findExact(bytes, from, to);
+    }
+
+    private int findByPairs(byte[] bytes, int from, int to) {
+      byte[] pattern = needle;
+      short[] skip = pairShift;
+      int m = pattern.length;
+      int end = to - m;
+      int i = from;
+      while (i <= end) {
+        int s = skip[(bytes[i + m - 2] & 0xff) << 8 | (bytes[i + m - 1] & 0xff)];
+        if (s != 0) {
+          i += s;
+          continue;
+        }
+        int j = 0;
+        while (j < m - 2 && bytes[i + j] == pattern[j]) {
+          j++;
+        }
+        if (j == m - 2) {
           return i;
         }
-        i += shift[b & 0xff];
+        i += shiftAfterCandidate;
       }
       return -1;
     }
 
-    private boolean matchesAt(byte[] bytes, int at, int last) {
-      for (int j = 0; j < last; j++) {
-        byte b = bytes[at + j];
-        if ((fold ? lower(b) : b) != needle[j]) {
-          return false;
+    // The hot loop of a literal grep: fields read into locals once, as C1 (the agent's only JIT)
+    // does not hoist them out of the loop.
+    private int findExact(byte[] bytes, int from, int to) {
+      byte[] pattern = needle;
+      int[] skip = shift;
+      int last = pattern.length - 1;
+      byte tail = pattern[last];
+      int end = to - last;
+      int i = from;
+      while (i < end) {
+        byte b = bytes[i + last];
+        if (b == tail) {
+          int j = 0;
+          while (j < last && bytes[i + j] == pattern[j]) {
+            j++;
+          }
+          if (j == last) {
+            return i;
+          }
         }
+        i += skip[b & 0xff];
       }
-      return true;
+      return -1;
+    }
+
+    private int findFolded(byte[] bytes, int from, int to) {
+      byte[] pattern = needle;
+      int[] skip = shift;
+      int last = pattern.length - 1;
+      byte tail = pattern[last];
+      int end = to - last;
+      int i = from;
+      while (i < end) {
+        byte b = bytes[i + last];
+        if (lower(b) == tail) {
+          int j = 0;
+          while (j < last && lower(bytes[i + j]) == pattern[j]) {
+            j++;
+          }
+          if (j == last) {
+            return i;
+          }
+        }
+        i += skip[b & 0xff];
+      }
+      return -1;
     }
 
     private static byte lower(byte b) {
