@@ -68,7 +68,9 @@ final class EditHistory {
     Optional<Path> content = Optional.empty();
     if (before.isPresent()) {
       content = Optional.of(spoolFile());
-      Files.write(content.get(), java.util.Arrays.copyOf(before.get(), length));
+      try (var out = Files.newOutputStream(content.get())) {
+        out.write(before.get(), 0, length);
+      }
     }
     Version version = new Version(file, content, content.isPresent() ? length : 0, after);
     byFile.computeIfAbsent(file, f -> new ArrayDeque<>()).addLast(version);

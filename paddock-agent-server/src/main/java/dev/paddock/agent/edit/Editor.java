@@ -137,16 +137,20 @@ final class Editor {
     int end = line + SNIPPET_CONTEXT + (int) newStr.chars().filter(c -> c == '\n').count();
     int startOffset = Bytes.lineStartBefore(edited, at, line - start);
     Map<String, Object> reply = reply("str_replace", file, true);
+    NumberedLines shown = snippetLines(edited, startOffset, start, end, codec, maxChars);
+    int shownEnd = shown.lastLine(start);
     reply.put(
         "output",
         "The file "
             + file
             + " has been edited. "
-            + snippet(edited, startOffset, start, end, codec, maxChars, "a snippet of " + file)
+            + shown.render("a snippet of " + file)
             + "Review the changes and make sure they are as expected. Edit the file again if"
             + " necessary.");
     reply.put("line", line);
-    finish(reply, file, edited, start, end);
+    reply.put("snippet_start_line", start);
+    reply.put("snippet_end_line", shownEnd);
+    reply.put("undo_depth", history.depth(file));
     return reply;
   }
 
@@ -291,6 +295,11 @@ final class Editor {
       TextCodec codec,
       int maxChars,
       String what) {
+    return snippetLines(content, position, start, end, codec, maxChars).render(what);
+  }
+
+  private static NumberedLines snippetLines(
+      byte[] content, int position, int start, int end, TextCodec codec, int maxChars) {
     NumberedLines lines = new NumberedLines(maxChars);
     for (int line = start; line <= end && position < content.length; line++) {
       int newline = position;
@@ -303,7 +312,7 @@ final class Editor {
       }
       position = newline + 1;
     }
-    return lines.render(what);
+    return lines;
   }
 
   /** The whole text file, refused when missing (404), not regular (400), too large or binary. */
