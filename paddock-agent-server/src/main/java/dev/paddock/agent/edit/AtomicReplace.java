@@ -61,12 +61,25 @@ final class AtomicReplace {
     Path staged = stage(file, content, content.length);
     try {
       user.own(staged);
-      // Without REPLACE_EXISTING a file that appeared meanwhile is not overwritten.
-      Files.move(staged, file, StandardCopyOption.ATOMIC_MOVE);
+      publishNew(staged, file);
     } finally {
       Files.deleteIfExists(staged);
     }
     return Fingerprint.of(file);
+  }
+
+  /**
+   * Gives {@code staged} the name {@code file} only if nothing has it: link(2) fails on an existing
+   * name where rename(2) would replace it. Where links are not supported, a check and a move.
+   */
+  private static void publishNew(Path staged, Path file) throws IOException {
+    try {
+      Files.createLink(file, staged);
+    } catch (FileAlreadyExistsException e) {
+      throw e;
+    } catch (UnsupportedOperationException | FileSystemException e) {
+      Files.move(staged, file);
+    }
   }
 
   private static Path stage(Path file, byte[] content, int length) throws IOException {
