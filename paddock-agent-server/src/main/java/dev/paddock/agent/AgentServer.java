@@ -3,6 +3,7 @@ package dev.paddock.agent;
 import com.sun.net.httpserver.HttpServer;
 import dev.paddock.agent.bash.BashRoutes;
 import dev.paddock.agent.bash.BashService;
+import dev.paddock.agent.edit.EditRoutes;
 import dev.paddock.agent.files.FileRoutes;
 import dev.paddock.agent.files.PathGuard;
 import dev.paddock.agent.git.GitRoutes;
@@ -10,6 +11,7 @@ import dev.paddock.agent.plugin.PluginException;
 import dev.paddock.agent.plugin.Plugins;
 import dev.paddock.agent.pty.TerminalRoutes;
 import dev.paddock.agent.pty.TerminalService;
+import dev.paddock.agent.search.SearchRoutes;
 import dev.paddock.agent.user.CommandUser;
 import dev.paddock.agent.user.CommandUserException;
 import dev.paddock.agent.watch.WatchRoutes;
@@ -188,6 +190,8 @@ public final class AgentServer implements AutoCloseable {
         open,
         key -> config.sessionKeys().accepts(key));
     FileRoutes.register(router, config, user);
+    EditRoutes.register(router, config, user);
+    SearchRoutes.register(router, config);
     GitRoutes.register(router, config, user);
     TerminalRoutes.register(router, terminals);
     PathGuard guard = new PathGuard(config.fileRoots());
@@ -257,6 +261,8 @@ public final class AgentServer implements AutoCloseable {
             "sessions_v1",
             "file_archive_v1",
             "file_system_v1",
+            "file_edit_v1",
+            "file_search_v1",
             "git_v1",
             "session_key_rotation_v1",
             "event_stream_v1",
