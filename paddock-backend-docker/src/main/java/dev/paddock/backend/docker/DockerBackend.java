@@ -1,6 +1,7 @@
 package dev.paddock.backend.docker;
 
 import dev.paddock.api.ExposedUrl;
+import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxStatus;
@@ -426,7 +427,7 @@ final class DockerBackend implements SandboxBackend {
   }
 
   private void limits(SandboxSpec spec, Map<String, Object> host) {
-    DockerSettings.Limits defaults = settings.resources();
+    Resources defaults = settings.resources();
     var resources = spec.resources();
     var memory =
         resources.memoryBytes().isPresent() ? resources.memoryBytes() : defaults.memoryBytes();
