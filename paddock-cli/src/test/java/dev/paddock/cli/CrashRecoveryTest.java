@@ -37,11 +37,7 @@ class CrashRecoveryTest {
   private static final String ADMIN_KEY = "pdk_crash-test-admin-key-0123456789abcdef";
   private static final Pattern LISTENING = Pattern.compile("listening on (http://[^ ]+)");
 
-  private static final List<Path> CGROUP_ROOTS =
-      List.of(
-          Path.of("/sys/fs/cgroup/freezer/paddock"),
-          Path.of("/sys/fs/cgroup/unified/paddock"),
-          Path.of("/sys/fs/cgroup/paddock"));
+  private static final List<Path> CGROUP_ROOTS = CgroupRoots.all();
 
   private Path dataDir;
   private Process server;
