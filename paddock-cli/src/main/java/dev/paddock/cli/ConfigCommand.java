@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -31,7 +32,7 @@ final class ConfigCommand implements Callable<Integer> {
     this.catalog = catalog;
   }
 
-  void install(picocli.CommandLine line) {
+  void install(CommandLine line) {
     flags = SettingFlags.install(line, catalog);
   }
 

@@ -40,6 +40,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -67,7 +68,7 @@ final class ServerCommand implements Callable<Integer> {
   }
 
   /** Called once the command line exists: adds the settings' flags and help. */
-  void install(picocli.CommandLine line) {
+  void install(CommandLine line) {
     flags = SettingFlags.install(line, catalog);
   }
 

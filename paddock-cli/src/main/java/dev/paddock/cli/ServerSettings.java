@@ -1,6 +1,7 @@
 package dev.paddock.cli;
 
 import dev.paddock.api.settings.Setting;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
@@ -26,9 +27,7 @@ final class ServerSettings {
               "PADDOCK_MASTER_SECRET",
               "the secret agent admin keys are derived from; the same on every replica (at least"
                   + " 32 bytes)")
-          .requiring(
-              v -> v.getBytes(java.nio.charset.StandardCharsets.UTF_8).length >= 32,
-              "at least 32 bytes")
+          .requiring(v -> v.getBytes(StandardCharsets.UTF_8).length >= 32, "at least 32 bytes")
           .withDefaultText("<data dir>/master.secret, created on first start")
           .secret();
   static final Setting<String> DATABASE_URL =

@@ -1,6 +1,7 @@
 package dev.paddock.controlplane;
 
 import dev.paddock.api.ArchiveStore;
+import dev.paddock.api.settings.Settings;
 import dev.paddock.api.spi.ArchiveStoreProvider;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,9 +31,7 @@ public final class ArchiveStores {
    * @throws IllegalArgumentException when no provider has that name or a setting is wrong
    */
   public static ArchiveStore fromSettings(Map<String, String> settings) {
-    String name =
-        dev.paddock.api.settings.Settings.of(List.of(ArchiveSettings.STORE), settings)
-            .get(ArchiveSettings.STORE);
+    String name = Settings.of(List.of(ArchiveSettings.STORE), settings).get(ArchiveSettings.STORE);
     List<String> known = new ArrayList<>();
     for (ArchiveStoreProvider provider : ServiceLoader.load(ArchiveStoreProvider.class)) {
       if (provider.names().contains(name)) {

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * One declared setting: its name (and older names it is also read under), how its value is written
@@ -230,7 +231,7 @@ public final class Setting<T> {
   /**
    * The value must also pass {@code check}; {@code allowed} replaces the written form in errors.
    */
-  public Setting<T> requiring(java.util.function.Predicate<T> check, String allowed) {
+  public Setting<T> requiring(Predicate<T> check, String allowed) {
     Function<String, T> base = parser;
     Function<String, T> checked =
         text -> {

@@ -2,6 +2,7 @@ package dev.paddock.api.settings;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -276,7 +277,7 @@ public final class Settings {
 
     private List<SettingSource> highestFirst() {
       List<SettingSource> order = new ArrayList<>(lowestFirst());
-      java.util.Collections.reverse(order);
+      Collections.reverse(order);
       return order;
     }
 
