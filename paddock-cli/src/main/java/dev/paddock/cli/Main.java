@@ -1,5 +1,6 @@
 package dev.paddock.cli;
 
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,7 +14,6 @@ import picocli.CommandLine.Command;
     version = "paddock 0.1.0",
     description = "Sandboxes for AI agents.",
     subcommands = {
-      ServerCommand.class,
       SandboxCommands.class,
       ExecCommand.class,
       CpCommand.class,
@@ -29,13 +29,30 @@ public final class Main implements Runnable {
 
   /** Runs the command line; returns the exit code. */
   public static int run(String... args) {
+    return commandLine(System.getenv()).execute(args);
+  }
+
+  /**
+   * The command line, with {@code server} and {@code config} reading settings from {@code
+   * environment} (the process's own in {@link #run}; a test's map in tests).
+   */
+  static CommandLine commandLine(Map<String, String> environment) {
     CommandLine line = new CommandLine(new Main());
+    SettingsCatalog catalog = SettingsCatalog.discover();
+    ServerCommand server = new ServerCommand(environment, catalog);
+    CommandLine serverLine = new CommandLine(server);
+    server.install(serverLine);
+    ConfigCommand config = new ConfigCommand(environment, catalog);
+    CommandLine configLine = new CommandLine(config);
+    config.install(configLine);
+    line.addSubcommand("server", serverLine);
+    line.addSubcommand("config", configLine);
     line.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
           cmd.getErr().println("paddock: " + e.getMessage());
           return e instanceof dev.paddock.client.PaddockClientException ? 1 : 2;
         });
-    return line.execute(args);
+    return line;
   }
 
   @Override

@@ -5,6 +5,8 @@ import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxSpecService;
+import dev.paddock.api.settings.CommonSettings;
+import dev.paddock.api.settings.Settings;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.api.spi.SandboxBackendProvider;
@@ -13,6 +15,7 @@ import dev.paddock.controlplane.ArchiveStores;
 import dev.paddock.controlplane.ConfiguredSpecService;
 import dev.paddock.controlplane.ControlPlaneConfig;
 import dev.paddock.controlplane.ControlPlaneSandboxService;
+import dev.paddock.controlplane.ControlPlaneSettings;
 import dev.paddock.controlplane.ForwardedEnvironment;
 import dev.paddock.controlplane.SandboxEvents;
 import dev.paddock.server.ApiServer;
@@ -20,7 +23,6 @@ import dev.paddock.server.Metrics;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
 import java.io.IOException;
-import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -32,51 +34,56 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code paddock server}: the control plane on embedded defaults (process backend, SQLite under the
  * data dir) or what the settings say. Settings come from {@code <data dir>/paddock.properties},
- * then the environment, then these options (each overriding the one before).
+ * then the environment, then flags (each overriding the one before); every declared setting has a
+ * flag, listed by {@code --help}.
  */
 @Command(
     mixinStandardHelpOptions = true,
     name = "server",
-    description = "Run the control plane (REST API on --host:--port).")
+    description = "Run the control plane (REST API on PADDOCK_HOST:PADDOCK_PORT).")
 final class ServerCommand implements Callable<Integer> {
-  @Option(names = "--port", description = "port (env PADDOCK_PORT, default 3000)")
-  Integer port;
+  @Spec CommandSpec spec;
 
-  @Option(names = "--host", description = "address to bind (env PADDOCK_HOST, default 127.0.0.1)")
-  String host;
+  private final Map<String, String> environment;
+  private final SettingsCatalog catalog;
+  private SettingFlags flags;
 
-  @Option(
-      names = "--data-dir",
-      description = "data directory (env PADDOCK_DATA_DIR, default ~/.paddock)")
-  Path dataDir;
+  ServerCommand(Map<String, String> environment, SettingsCatalog catalog) {
+    this.environment = Map.copyOf(environment);
+    this.catalog = catalog;
+  }
 
-  @Option(
-      names = "--runtime",
-      description = "backend: process|local (env RUNTIME, default process)")
-  String runtime;
+  /** Called once the command line exists: adds the settings' flags and help. */
+  void install(CommandLine line) {
+    flags = SettingFlags.install(line, catalog);
+  }
 
   @Override
   public Integer call() throws Exception {
-    Path data = dataDir != null ? dataDir : new Connection().dataDir();
+    Map<String, String> given = flags.values(spec);
+    Path data = SettingsCatalog.dataDir(environment, given);
     Files.createDirectories(data);
-    Map<String, String> settings = settings(data);
-    String runtimeName = settings.getOrDefault("RUNTIME", "process");
+    Settings typed = catalog.load(data, environment, given);
+    typed.warnings().forEach(w -> System.err.println("paddock: warning: " + w));
+    Map<String, String> settings = handedOn(typed, data);
+    String runtimeName = typed.get(ServerSettings.RUNTIME);
     SandboxBackendProvider provider = provider(runtimeName);
     Metrics metrics = new Metrics();
-    SandboxStore store = openStore(settings, data);
+    SandboxStore store = openStore(typed, data);
     SandboxBackend backend = provider.create(settings);
     SandboxSpecService specs =
         ConfiguredSpecService.of(
@@ -84,15 +91,15 @@ final class ServerCommand implements Callable<Integer> {
     ArchiveStore archiveStore = ArchiveStores.fromSettings(settings);
     ControlPlaneSandboxService service =
         ControlPlaneSandboxService.create(
-            store, backend, specs, config(settings, data, metrics, archiveStore));
+            store, backend, specs, config(typed, data, metrics, archiveStore));
     Optional<String> bootstrapKey =
-        ApiServer.bootstrapAdmin(store, Optional.ofNullable(settings.get("PADDOCK_ADMIN_KEY")));
-    String bindHost = host != null ? host : settings.getOrDefault("PADDOCK_HOST", "127.0.0.1");
-    int bindPort =
-        port != null ? port : Integer.parseInt(settings.getOrDefault("PADDOCK_PORT", "3000"));
+        ApiServer.bootstrapAdmin(store, typed.find(ServerSettings.ADMIN_KEY));
+    String bindHost = typed.get(ServerSettings.HOST);
+    int bindPort = typed.get(ServerSettings.PORT);
     ApiServer server =
         ApiServer.start(bindHost, bindPort, service, specs, store, metrics, service.archives());
-    ScheduledExecutorService reconciler = reconcileLoop(service, settings);
+    ScheduledExecutorService reconciler =
+        reconcileLoop(service, typed.get(ServerSettings.RECONCILE));
     if (bootstrapKey.isPresent()) {
       Path keyFile = writeSecret(data.resolve("admin.key"), bootstrapKey.get());
       System.out.println("admin API key (shown once; saved for the CLI in " + keyFile + "):");
@@ -127,13 +134,25 @@ final class ServerCommand implements Callable<Integer> {
   }
 
   /**
+   * What backends and stores are handed: every value flattened, the data directory as chosen, and
+   * {@code paddock.home} from the launcher when nothing set it.
+   */
+  private static Map<String, String> handedOn(Settings typed, Path data) {
+    Map<String, String> settings = new LinkedHashMap<>(typed.values());
+    settings.put(CommonSettings.DATA_DIR.name(), data.toString());
+    settings.putIfAbsent(
+        CommonSettings.HOME.name(),
+        System.getProperty("paddock.home", Path.of("").toAbsolutePath().toString()));
+    return settings;
+  }
+
+  /**
    * Reconciles every {@code PADDOCK_RECONCILE_SECONDS} (default 10): adopts runtimes that became
    * ready after a crash cut their start short, fails starts abandoned past the start timeout,
    * notices vanished runtimes, reaps orphans.
    */
   private static ScheduledExecutorService reconcileLoop(
-      ControlPlaneSandboxService service, Map<String, String> settings) {
-    int seconds = intSetting(settings, "PADDOCK_RECONCILE_SECONDS").orElse(10);
+      ControlPlaneSandboxService service, Duration every) {
     ScheduledExecutorService loop =
         Executors.newSingleThreadScheduledExecutor(
             task -> {
@@ -149,31 +168,10 @@ final class ServerCommand implements Callable<Integer> {
             System.err.println("paddock: reconcile failed (next pass retries): " + e);
           }
         },
-        seconds,
-        seconds,
-        TimeUnit.SECONDS);
+        every.toMillis(),
+        every.toMillis(),
+        TimeUnit.MILLISECONDS);
     return loop;
-  }
-
-  private Map<String, String> settings(Path data) throws IOException {
-    Map<String, String> settings = new LinkedHashMap<>();
-    Path file = data.resolve("paddock.properties");
-    if (Files.isReadable(file)) {
-      Properties properties = new Properties();
-      try (Reader reader = Files.newBufferedReader(file)) {
-        properties.load(reader);
-      }
-      properties.forEach((k, v) -> settings.put(k.toString(), v.toString()));
-    }
-    settings.putAll(System.getenv());
-    if (runtime != null) {
-      settings.put("RUNTIME", runtime);
-    }
-    settings.put("paddock.data-dir", data.toString());
-    settings.putIfAbsent(
-        "paddock.home",
-        System.getProperty("paddock.home", Path.of("").toAbsolutePath().toString()));
-    return settings;
   }
 
   private static SandboxBackendProvider provider(String name) {
@@ -184,18 +182,19 @@ final class ServerCommand implements Callable<Integer> {
       }
       known.addAll(provider.names());
     }
-    throw new IllegalArgumentException("unknown RUNTIME '" + name + "'; this build has " + known);
+    throw new IllegalArgumentException(
+        ServerSettings.RUNTIME.name() + "='" + name + "' is invalid: expected one of " + known);
   }
 
-  private static SandboxStore openStore(Map<String, String> settings, Path data) {
-    String url = settings.get("PADDOCK_DATABASE_URL");
-    if (url == null || url.isBlank()) {
+  private static SandboxStore openStore(Settings settings, Path data) {
+    Optional<String> url = settings.find(ServerSettings.DATABASE_URL);
+    if (url.isEmpty()) {
       return SandboxStores.openEmbedded(data);
     }
     return SandboxStores.open(
-        url,
-        settings.getOrDefault("PADDOCK_DATABASE_USER", ""),
-        settings.getOrDefault("PADDOCK_DATABASE_PASSWORD", ""));
+        url.get(),
+        settings.get(ServerSettings.DATABASE_USER),
+        settings.find(ServerSettings.DATABASE_PASSWORD).orElse(""));
   }
 
   private static List<SandboxSpec> allSpecs(SandboxSpecService specs) {
@@ -210,8 +209,7 @@ final class ServerCommand implements Callable<Integer> {
   }
 
   private static ControlPlaneConfig config(
-      Map<String, String> settings, Path data, Metrics metrics, ArchiveStore archiveStore)
-      throws IOException {
+      Settings settings, Path data, Metrics metrics, ArchiveStore archiveStore) throws IOException {
     ControlPlaneConfig.Builder config =
         ControlPlaneConfig.builder(masterSecret(settings, data))
             .events(
@@ -226,64 +224,25 @@ final class ServerCommand implements Callable<Integer> {
                     metrics.startFailed(kind.name());
                   }
                 });
-    intSetting(settings, "PADDOCK_MAX_SANDBOXES").ifPresent(config::maxSandboxes);
-    intSetting(settings, "PADDOCK_START_TIMEOUT_SECONDS")
-        .ifPresent(s -> config.startTimeout(Duration.ofSeconds(s)));
-    intSetting(settings, "PADDOCK_MAX_SANDBOXES_PER_USER").ifPresent(config::maxSandboxesPerUser);
-    config.pauseOldest(
-        Boolean.parseBoolean(settings.getOrDefault("PADDOCK_PAUSE_OLDEST", "false")));
-    config.archives(archiveSettings(settings));
+    settings.find(ControlPlaneSettings.MAX_SANDBOXES).ifPresent(config::maxSandboxes);
+    settings
+        .find(ControlPlaneSettings.MAX_SANDBOXES_PER_USER)
+        .ifPresent(config::maxSandboxesPerUser);
+    config.startTimeout(settings.get(ControlPlaneSettings.START_TIMEOUT));
+    config.pauseOldest(settings.get(ControlPlaneSettings.PAUSE_OLDEST));
+    config.archives(ArchiveSettings.fromSettings(settings));
     config.archiveStore(archiveStore);
     return config.build();
-  }
-
-  /** {@code RUNTIME_FILE_ARCHIVE_*}, as OpenHands names them (and ours); see README. */
-  private static ArchiveSettings archiveSettings(Map<String, String> settings) {
-    ArchiveSettings defaults = ArchiveSettings.disabled();
-    ArchiveSettings archives =
-        new ArchiveSettings(
-            flag(settings, "RUNTIME_FILE_ARCHIVE_ENABLED"),
-            flag(settings, "RUNTIME_FILE_ARCHIVE_REQUIRED"),
-            settings.getOrDefault("RUNTIME_FILE_ARCHIVE_FORMAT", defaults.format()).trim(),
-            intSetting(settings, "RUNTIME_FILE_ARCHIVE_TIMEOUT")
-                .map(Duration::ofSeconds)
-                .orElse(defaults.timeout()),
-            settings.getOrDefault("RUNTIME_FILE_ARCHIVE_PREFIX", defaults.prefix()).trim());
-    if (flag(settings, "RUNTIME_FILE_ARCHIVE_INITIAL_SNAPSHOT")) {
-      archives =
-          archives.withInitialSnapshot(
-              intSetting(settings, "RUNTIME_FILE_ARCHIVE_INITIAL_TIMEOUT")
-                  .map(Duration::ofSeconds)
-                  .orElse(defaults.initialDeadline()));
-    }
-    return archives;
-  }
-
-  private static boolean flag(Map<String, String> settings, String name) {
-    String value = settings.getOrDefault(name, "false").trim();
-    return value.equalsIgnoreCase("true") || value.equals("1");
-  }
-
-  private static Optional<Integer> intSetting(Map<String, String> settings, String name) {
-    String value = settings.get(name);
-    if (value == null || value.isBlank()) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(Integer.parseInt(value.trim()));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be a whole number, got '" + value + "'");
-    }
   }
 
   /**
    * The secret every sandbox's agent admin key is derived from: {@code PADDOCK_MASTER_SECRET} (set
    * the same on every replica), else a file in the data dir created on first start (0600).
    */
-  private static String masterSecret(Map<String, String> settings, Path data) throws IOException {
-    String fromEnv = settings.get("PADDOCK_MASTER_SECRET");
-    if (fromEnv != null && !fromEnv.isBlank()) {
-      return fromEnv;
+  private static String masterSecret(Settings settings, Path data) throws IOException {
+    Optional<String> given = settings.find(ServerSettings.MASTER_SECRET);
+    if (given.isPresent()) {
+      return given.get();
     }
     Path file = data.resolve("master.secret");
     if (Files.exists(file)) {

@@ -155,12 +155,8 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     }
     assertThat(dataDir).doesNotExist();
     for (String id : ids) {
-      for (String root :
-          List.of(
-              "/sys/fs/cgroup/freezer/paddock/",
-              "/sys/fs/cgroup/unified/paddock/",
-              "/sys/fs/cgroup/paddock/")) {
-        assertThat(Path.of(root + id)).as("cgroup of %s left behind", id).doesNotExist();
+      for (Path root : CgroupRoots.all()) {
+        assertThat(root.resolve(id)).as("cgroup of %s left behind", id).doesNotExist();
       }
     }
   }

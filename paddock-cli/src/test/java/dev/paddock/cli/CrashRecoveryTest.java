@@ -37,15 +37,12 @@ class CrashRecoveryTest {
   private static final String ADMIN_KEY = "pdk_crash-test-admin-key-0123456789abcdef";
   private static final Pattern LISTENING = Pattern.compile("listening on (http://[^ ]+)");
 
-  private static final List<Path> CGROUP_ROOTS =
-      List.of(
-          Path.of("/sys/fs/cgroup/freezer/paddock"),
-          Path.of("/sys/fs/cgroup/unified/paddock"),
-          Path.of("/sys/fs/cgroup/paddock"));
+  private static final List<Path> CGROUP_ROOTS = CgroupRoots.all();
 
   private Path dataDir;
   private Process server;
   private java.util.Set<Path> cgroupsBefore;
+  private final List<String> startupLines = new ArrayList<>();
 
   @BeforeEach
   void createDataDir() throws IOException {
@@ -100,6 +97,10 @@ class CrashRecoveryTest {
     PaddockClient client = PaddockClient.connect(URI.create(url), ADMIN_KEY);
     SandboxInfo running = client.create(Optional.empty(), true, Duration.ofSeconds(60));
     SandboxInfo starting = client.create(Optional.empty(), false, Duration.ZERO);
+    assertThat(startupLines)
+        .contains(
+            "paddock: warning: unknown setting PADDOCK_PAUSE_OLDST (from env); did you mean"
+                + " PADDOCK_PAUSE_OLDEST?");
 
     server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     PaddockClient restarted = PaddockClient.connect(URI.create(startServer()), ADMIN_KEY);
@@ -157,11 +158,14 @@ class CrashRecoveryTest {
     builder.environment().put("process.ready-timeout", "10s");
     builder.environment().put("PADDOCK_RECONCILE_SECONDS", "1");
     builder.environment().put("PADDOCK_START_TIMEOUT_SECONDS", "10");
+    // A typo is no reason to refuse to start, but the real command says what was meant.
+    builder.environment().put("PADDOCK_PAUSE_OLDST", "false");
     server = builder.start();
     BufferedReader lines =
         new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
     String line;
     while ((line = lines.readLine()) != null) {
+      startupLines.add(line);
       Matcher m = LISTENING.matcher(line);
       if (m.find()) {
         Thread drain = new Thread(() -> lines.lines().forEach(l -> {}));

@@ -1,5 +1,7 @@
 package dev.paddock.controlplane;
 
+import dev.paddock.api.settings.Setting;
+import dev.paddock.api.settings.Settings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -31,6 +33,55 @@ public record ArchiveSettings(
   public static final String GIT_DELTA = "git-delta";
   public static final String BOTH = "both";
   private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*");
+
+  // RUNTIME_FILE_ARCHIVE_*, as OpenHands names them (and ours); see README.
+
+  public static final Setting<Boolean> ENABLED =
+      Setting.bool("RUNTIME_FILE_ARCHIVE_ENABLED", "archive the workspace before every delete")
+          .withDefault(false);
+  public static final Setting<Boolean> REQUIRED =
+      Setting.bool(
+              "RUNTIME_FILE_ARCHIVE_REQUIRED",
+              "a failed archive blocks the delete (503) instead of being logged")
+          .withDefault(false);
+  public static final Setting<String> FORMAT =
+      Setting.oneOf("RUNTIME_FILE_ARCHIVE_FORMAT", "what is archived", TAR_GZ, GIT_DELTA, BOTH)
+          .withDefault(BOTH);
+  public static final Setting<Duration> TIMEOUT =
+      Setting.duration("RUNTIME_FILE_ARCHIVE_TIMEOUT", "the longest one archive download may take")
+          .requiring(d -> !d.isZero(), "a positive duration such as 660 (seconds) or 11m")
+          .withDefault(Duration.ofSeconds(660));
+  public static final Setting<String> PREFIX_SETTING =
+      Setting.string("RUNTIME_FILE_ARCHIVE_PREFIX", "the first segment(s) of every archive key")
+          .requiring(
+              p -> PREFIX.matcher(p).matches() && !p.contains(".."),
+              "'/'-separated segments of letters, digits, '.', '_' and '-'")
+          .withDefault("workspace-archives");
+  public static final Setting<Boolean> INITIAL_SNAPSHOT =
+      Setting.bool(
+              "RUNTIME_FILE_ARCHIVE_INITIAL_SNAPSHOT",
+              "also archive each sandbox once right after it is RUNNING (best effort)")
+          .withDefault(false);
+  public static final Setting<Duration> INITIAL_TIMEOUT =
+      Setting.duration(
+              "RUNTIME_FILE_ARCHIVE_INITIAL_TIMEOUT", "the longest the initial snapshot may take")
+          .requiring(d -> !d.isZero(), "a positive duration such as 120 (seconds) or 2m")
+          .withDefault(Duration.ofSeconds(120));
+  public static final Setting<String> STORE =
+      Setting.string("RUNTIME_FILE_ARCHIVE_STORE", "where archives go: directory or s3")
+          .withDefault("directory");
+
+  /** Every archive setting, in the order help lists them. */
+  public static final List<Setting<?>> ALL =
+      List.of(
+          ENABLED,
+          REQUIRED,
+          FORMAT,
+          TIMEOUT,
+          PREFIX_SETTING,
+          INITIAL_SNAPSHOT,
+          INITIAL_TIMEOUT,
+          STORE);
 
   public ArchiveSettings {
     Objects.requireNonNull(format, "format");
@@ -68,6 +119,24 @@ public record ArchiveSettings(
   /** Archiving off; the other fields at their defaults. */
   public static ArchiveSettings disabled() {
     return new ArchiveSettings(false, false, BOTH, Duration.ofSeconds(660), "workspace-archives");
+  }
+
+  /**
+   * The archive settings {@code settings} hold.
+   *
+   * @throws IllegalArgumentException when one of {@link #ALL} is not declared in {@code settings}
+   */
+  public static ArchiveSettings fromSettings(Settings settings) {
+    ArchiveSettings archives =
+        new ArchiveSettings(
+            settings.get(ENABLED),
+            settings.get(REQUIRED),
+            settings.get(FORMAT),
+            settings.get(TIMEOUT),
+            settings.get(PREFIX_SETTING));
+    return settings.get(INITIAL_SNAPSHOT)
+        ? archives.withInitialSnapshot(settings.get(INITIAL_TIMEOUT))
+        : archives;
   }
 
   /** These settings with the initial snapshot on, bounded by {@code deadline}. */

@@ -1,6 +1,7 @@
 package dev.paddock.controlplane;
 
 import dev.paddock.api.ArchiveStore;
+import dev.paddock.api.settings.Settings;
 import dev.paddock.api.spi.ArchiveStoreProvider;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,7 +12,7 @@ import java.util.ServiceLoader;
 /** The archive stores that come with the control plane, and the one the settings choose. */
 public final class ArchiveStores {
   /** The setting that names the store; {@code directory} when unset. */
-  public static final String STORE_SETTING = "RUNTIME_FILE_ARCHIVE_STORE";
+  public static final String STORE_SETTING = ArchiveSettings.STORE.name();
 
   private ArchiveStores() {}
 
@@ -30,7 +31,7 @@ public final class ArchiveStores {
    * @throws IllegalArgumentException when no provider has that name or a setting is wrong
    */
   public static ArchiveStore fromSettings(Map<String, String> settings) {
-    String name = settings.getOrDefault(STORE_SETTING, "directory").trim();
+    String name = Settings.of(List.of(ArchiveSettings.STORE), settings).get(ArchiveSettings.STORE);
     List<String> known = new ArrayList<>();
     for (ArchiveStoreProvider provider : ServiceLoader.load(ArchiveStoreProvider.class)) {
       if (provider.names().contains(name)) {

@@ -1,6 +1,9 @@
 package dev.paddock.controlplane;
 
 import dev.paddock.api.ArchiveStore;
+import dev.paddock.api.settings.CommonSettings;
+import dev.paddock.api.settings.Setting;
+import dev.paddock.api.settings.Settings;
 import dev.paddock.api.spi.ArchiveStoreProvider;
 import java.nio.file.Path;
 import java.util.List;
@@ -11,6 +14,15 @@ import java.util.Map;
  * PADDOCK_ARCHIVE_DIR}, else {@code <data dir>/archives}.
  */
 public final class DirectoryArchiveStoreProvider implements ArchiveStoreProvider {
+  static final Setting<Path> DIR =
+      Setting.path("PADDOCK_ARCHIVE_DIR", "the directory archive store's root")
+          .withDefaultText("<data dir>/archives");
+
+  @Override
+  public List<Setting<?>> settings() {
+    return List.of(DIR);
+  }
+
   @Override
   public List<String> names() {
     return List.of("directory");
@@ -18,14 +30,8 @@ public final class DirectoryArchiveStoreProvider implements ArchiveStoreProvider
 
   @Override
   public ArchiveStore create(Map<String, String> settings) {
-    String dir = settings.get("PADDOCK_ARCHIVE_DIR");
-    if (dir == null || dir.isBlank()) {
-      String data = settings.get("paddock.data-dir");
-      if (data == null) {
-        throw new IllegalArgumentException("set PADDOCK_ARCHIVE_DIR or the data directory");
-      }
-      return ArchiveStores.directory(Path.of(data).resolve("archives"));
-    }
-    return ArchiveStores.directory(Path.of(dir.trim()));
+    Settings s = Settings.of(List.of(DIR, CommonSettings.DATA_DIR), settings);
+    return ArchiveStores.directory(
+        s.find(DIR).orElseGet(() -> CommonSettings.dataDir(s).resolve("archives")));
   }
 }

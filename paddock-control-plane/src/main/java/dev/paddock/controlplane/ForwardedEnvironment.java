@@ -2,7 +2,9 @@ package dev.paddock.controlplane;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.paddock.api.SandboxSpec;
+import dev.paddock.api.settings.Setting;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -17,6 +19,13 @@ import java.util.TreeMap;
 public final class ForwardedEnvironment {
   /** The setting holding a JSON object of extra variables (string, number or boolean values). */
   public static final String JSON_SETTING = "OH_AGENT_SERVER_ENV";
+
+  /** What is forwarded, for help and {@code paddock config} (values are secrets: API keys). */
+  public static final List<Setting<?>> SETTINGS =
+      List.of(
+          Setting.family("LLM_", "forwarded into every sandbox (LLM_<NAME>)").secret(),
+          Setting.family("LMNR_", "forwarded into every sandbox (LMNR_<NAME>)").secret(),
+          Setting.string(JSON_SETTING, "a JSON object of more variables to forward").secret());
 
   private static final ForwardedEnvironment NONE = new ForwardedEnvironment(Map.of());
 

@@ -1,6 +1,7 @@
 package dev.paddock.api.spi;
 
 import dev.paddock.api.ArchiveStore;
+import dev.paddock.api.settings.Setting;
 import java.util.List;
 import java.util.Map;
 
@@ -13,12 +14,17 @@ public interface ArchiveStoreProvider {
   /** The names that select this store, e.g. {@code ["directory"]}. */
   List<String> names();
 
+  /** The settings this store reads (for help, {@code paddock config} and typo warnings). */
+  default List<Setting<?>> settings() {
+    return List.of();
+  }
+
   /**
    * Creates the store. Secrets among the settings (credentials) must never appear in an exception
    * message or a log line.
    *
-   * @param settings the control plane's settings (environment and config file, flattened), with
-   *     {@code paddock.data-dir} set
+   * @param settings the control plane's settings (environment and config file, flattened), with the
+   *     data directory set
    * @throws IllegalArgumentException when a setting is missing or malformed; the message names it
    */
   ArchiveStore create(Map<String, String> settings);

@@ -1,5 +1,7 @@
 package dev.paddock.api.spi;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -8,12 +10,27 @@ import java.util.Objects;
  *
  * @param sandboxId the sandbox
  * @param backend the backend's name
- * @param attributes backend-specific facts (pid and start time, container id, port, ...)
+ * @param attributes backend-specific facts (pid and start time, container id, port, ...), plus the
+ *     shared {@link #UNENFORCED} attribute
  */
 public record RuntimeHandle(String sandboxId, String backend, Map<String, String> attributes) {
+  /**
+   * The attribute naming the limits of the sandbox's spec that the backend could not enforce on
+   * this host, comma-separated from {@code cpus}, {@code memory}, {@code pids}, {@code disk}
+   * (absent or empty: every requested limit is enforced). Read it with {@link #unenforcedLimits()};
+   * the reasons are in the backend's log.
+   */
+  public static final String UNENFORCED = "unenforced";
+
   public RuntimeHandle {
     Objects.requireNonNull(sandboxId, "sandboxId");
     Objects.requireNonNull(backend, "backend");
     attributes = Map.copyOf(attributes);
+  }
+
+  /** The requested limits this runtime runs without (see {@link #UNENFORCED}); usually empty. */
+  public List<String> unenforcedLimits() {
+    String value = attributes.getOrDefault(UNENFORCED, "");
+    return Arrays.stream(value.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
   }
 }

@@ -1,6 +1,8 @@
 package dev.paddock.api.spi;
 
 import dev.paddock.api.SandboxSpecService;
+import dev.paddock.api.settings.Setting;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -8,12 +10,22 @@ import java.util.Map;
  */
 public interface SandboxBackendProvider {
   /** The names that select this backend, e.g. {@code ["process", "local"]}. */
-  java.util.List<String> names();
+  List<String> names();
+
+  /**
+   * The settings this backend reads, so {@code paddock server --help} and {@code paddock config}
+   * list them and a typo in one is warned about. Default: none.
+   */
+  default List<Setting<?>> settings() {
+    return List.of();
+  }
 
   /**
    * Creates the backend.
    *
-   * @param settings the control plane's settings (environment and config file, flattened)
+   * @param settings the control plane's settings (config file, environment and flags, flattened;
+   *     each declared setting under its declared name)
+   * @throws dev.paddock.api.settings.SettingsException when a setting is invalid; it names it
    */
   SandboxBackend create(Map<String, String> settings);
 

@@ -1,6 +1,9 @@
 package dev.paddock.archive.s3;
 
+import dev.paddock.api.settings.Setting;
+import dev.paddock.api.settings.Settings;
 import java.net.URI;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -31,6 +34,35 @@ public record S3ArchiveConfig(
 
   public static final long DEFAULT_PART_BYTES = 16L * 1024 * 1024;
   static final String PREFIX = "RUNTIME_FILE_ARCHIVE_S3_";
+
+  static final Setting<String> BUCKET =
+      Setting.string(PREFIX + "BUCKET", "the S3 bucket (required with the s3 store)");
+  static final Setting<URI> ENDPOINT =
+      Setting.of(
+          PREFIX + "ENDPOINT",
+          "the S3 API's URL for an S3-compatible server (MinIO, Ceph...); unset for AWS",
+          "a URL such as http://minio:9000",
+          S3ArchiveConfig::endpoint);
+  static final Setting<String> REGION =
+      Setting.string(PREFIX + "REGION", "the signing region")
+          .withDefaultText("AWS_REGION, else us-east-1");
+  static final Setting<Boolean> PATH_STYLE =
+      Setting.bool(PREFIX + "PATH_STYLE", "path-style URLs (most S3-compatible servers need it)")
+          .withDefault(false);
+  static final Setting<String> ACCESS_KEY_ID =
+      Setting.string(PREFIX + "ACCESS_KEY_ID", "a static key id (with the secret key)")
+          .withDefaultText("the AWS SDK's default chain");
+  static final Setting<String> SECRET_ACCESS_KEY =
+      Setting.string(PREFIX + "SECRET_ACCESS_KEY", "a static secret key (with the key id)")
+          .secret();
+  static final Setting<Integer> PART_SIZE_MB =
+      Setting.integer(
+              PREFIX + "PART_SIZE_MB", "multipart upload part size in MiB", 5, Integer.MAX_VALUE)
+          .withDefault((int) (DEFAULT_PART_BYTES >> 20));
+
+  /** Every setting of the S3 store. */
+  static final List<Setting<?>> SETTINGS =
+      List.of(BUCKET, ENDPOINT, REGION, PATH_STYLE, ACCESS_KEY_ID, SECRET_ACCESS_KEY, PART_SIZE_MB);
 
   public S3ArchiveConfig {
     Objects.requireNonNull(bucket, "bucket");
@@ -80,75 +112,49 @@ public record S3ArchiveConfig(
    *     value when it is a secret)
    */
   public static S3ArchiveConfig fromSettings(Map<String, String> settings) {
+    Settings s = Settings.of(SETTINGS, settings);
     String bucket =
-        setting(settings, "BUCKET")
+        s.find(BUCKET)
             .orElseThrow(
                 () ->
                     new IllegalArgumentException(
-                        PREFIX + "BUCKET is required when RUNTIME_FILE_ARCHIVE_STORE=s3"));
-    S3ArchiveConfig config = of(bucket);
-    Optional<String> region =
-        setting(settings, "REGION").or(() -> Optional.ofNullable(settings.get("AWS_REGION")));
-    if (region.isPresent() && !region.get().isBlank()) {
-      config = config.withRegion(region.get().trim());
-    }
-    Optional<String> endpoint = setting(settings, "ENDPOINT");
-    boolean pathStyle = setting(settings, "PATH_STYLE").map(Boolean::parseBoolean).orElse(false);
-    if (endpoint.isPresent()) {
-      config = config.withEndpoint(endpoint(endpoint.get()), pathStyle);
-    } else if (pathStyle) {
-      config =
-          new S3ArchiveConfig(
-              bucket,
-              Optional.empty(),
-              config.region(),
-              true,
-              config.credentials(),
-              config.partBytes());
-    }
-    Optional<String> id = setting(settings, "ACCESS_KEY_ID");
-    Optional<String> secret = setting(settings, "SECRET_ACCESS_KEY");
-    if (id.isPresent() != secret.isPresent()) {
-      throw new IllegalArgumentException(
-          "set both " + PREFIX + "ACCESS_KEY_ID and " + PREFIX + "SECRET_ACCESS_KEY, or neither");
-    }
-    if (id.isPresent()) {
-      config = config.withCredentials(new Credentials(id.get(), secret.get()));
-    }
-    Optional<String> partMb = setting(settings, "PART_SIZE_MB");
-    if (partMb.isPresent()) {
-      config = config.withPartBytes(partMegabytes(partMb.get()) * 1024 * 1024);
-    }
-    return config;
+                        BUCKET.name() + " is required when RUNTIME_FILE_ARCHIVE_STORE=s3"));
+    String region =
+        s.find(REGION)
+            .or(() -> Optional.ofNullable(settings.get("AWS_REGION")).filter(r -> !r.isBlank()))
+            .map(String::trim)
+            .orElse("us-east-1");
+    Optional<Credentials> credentials = credentials(s);
+    return new S3ArchiveConfig(
+        bucket,
+        s.find(ENDPOINT),
+        region,
+        s.get(PATH_STYLE),
+        credentials,
+        (long) s.get(PART_SIZE_MB) << 20);
   }
 
-  private static Optional<String> setting(Map<String, String> settings, String name) {
-    return Optional.ofNullable(settings.get(PREFIX + name))
-        .map(String::trim)
-        .filter(v -> !v.isEmpty());
+  private static Optional<Credentials> credentials(Settings s) {
+    Optional<String> id = s.find(ACCESS_KEY_ID);
+    Optional<String> secret = s.find(SECRET_ACCESS_KEY);
+    if (id.isPresent() != secret.isPresent()) {
+      throw new IllegalArgumentException(
+          "set both " + ACCESS_KEY_ID.name() + " and " + SECRET_ACCESS_KEY.name() + ", or neither");
+    }
+    return id.map(i -> new Credentials(i, secret.orElseThrow()));
   }
 
   private static URI endpoint(String value) {
+    URI uri;
     try {
-      URI uri = URI.create(value);
-      if (uri.getScheme() == null || uri.getHost() == null) {
-        throw new IllegalArgumentException("no scheme or host");
-      }
-      return uri;
+      uri = URI.create(value.trim());
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          PREFIX + "ENDPOINT must be a URL such as http://minio:9000, got '" + value + "'", e);
+      throw new IllegalArgumentException("a URL such as http://minio:9000");
     }
-  }
-
-  private static long partMegabytes(String value) {
-    try {
-      return Long.parseLong(value);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          PREFIX + "PART_SIZE_MB must be a whole number of MiB (at least 5), got '" + value + "'",
-          e);
+    if (uri.getScheme() == null || uri.getHost() == null) {
+      throw new IllegalArgumentException("a URL such as http://minio:9000");
     }
+    return uri;
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.paddock.archive.s3;
 
 import dev.paddock.api.ArchiveStore;
+import dev.paddock.api.settings.Setting;
 import dev.paddock.api.spi.ArchiveStoreProvider;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,11 @@ public final class S3ArchiveStoreProvider implements ArchiveStoreProvider {
   @Override
   public List<String> names() {
     return List.of("s3");
+  }
+
+  @Override
+  public List<Setting<?>> settings() {
+    return S3ArchiveConfig.SETTINGS;
   }
 
   @Override

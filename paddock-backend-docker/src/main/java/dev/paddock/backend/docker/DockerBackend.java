@@ -1,6 +1,7 @@
 package dev.paddock.backend.docker;
 
 import dev.paddock.api.ExposedUrl;
+import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxStatus;
@@ -57,6 +58,7 @@ final class DockerBackend implements SandboxBackend {
   static final String LABEL_ADMIN = "paddock.admin-key-sha256";
   static final String LABEL_NETWORK = "paddock.network";
   static final String LABEL_INSTANCE = "paddock.instance";
+  static final String LABEL_UNENFORCED = "paddock.unenforced";
 
   private static final System.Logger LOG = System.getLogger("paddock.backend.docker");
   private static final Pattern NAME_UNSAFE = Pattern.compile("[^a-zA-Z0-9_.-]");
@@ -336,8 +338,12 @@ final class DockerBackend implements SandboxBackend {
       // A digest, not a key: it lets a restarted container take its admin key again.
       labels.put(LABEL_ADMIN, AgentSecrets.checkedDigest(request.adminKeyDigest()));
     }
+    // The spec's variables, then the request's over them (the same name given twice would leave
+    // the engine to pick one).
+    Map<String, String> variables = new LinkedHashMap<>(spec.initialEnv());
+    variables.putAll(request.env());
     List<String> env = new ArrayList<>();
-    request.env().forEach((k, v) -> env.add(k + "=" + v));
+    variables.forEach((k, v) -> env.add(k + "=" + v));
     env.add("PADDOCK_MANAGED=true");
     env.add("PADDOCK_SANDBOX_ID=" + request.sandboxId());
     settings.callbackUrl().ifPresent(url -> env.add("PADDOCK_CALLBACK_URL=" + url));
@@ -390,7 +396,10 @@ final class DockerBackend implements SandboxBackend {
     host.put(
         "LogConfig",
         Map.of("Type", "json-file", "Config", Map.of("max-size", "1m", "max-file", "1")));
-    limits(spec, host);
+    if (!limits(spec, host)) {
+      // Read back into every handle of this container, also after a control-plane restart.
+      labels.put(LABEL_UNENFORCED, "disk");
+    }
     Map<String, Object> exposed = new LinkedHashMap<>();
     if (!settings.hostNetwork()) {
       Map<String, Object> bindings = new LinkedHashMap<>();
@@ -425,8 +434,9 @@ final class DockerBackend implements SandboxBackend {
     return body;
   }
 
-  private void limits(SandboxSpec spec, Map<String, Object> host) {
-    DockerSettings.Limits defaults = settings.resources();
+  /** Writes the spec's limits; false when a disk limit was asked for that cannot be enforced. */
+  private boolean limits(SandboxSpec spec, Map<String, Object> host) {
+    Resources defaults = settings.resources();
     var resources = spec.resources();
     var memory =
         resources.memoryBytes().isPresent() ? resources.memoryBytes() : defaults.memoryBytes();
@@ -448,8 +458,10 @@ final class DockerBackend implements SandboxBackend {
             System.Logger.Level.WARNING,
             "docker backend: a disk limit was asked for, but the engine's storage driver cannot"
                 + " enforce one (overlay2 needs xfs with pquota); the sandbox runs without it");
+        return false;
       }
     }
+    return true;
   }
 
   /**
@@ -495,6 +507,7 @@ final class DockerBackend implements SandboxBackend {
     Map<String, String> attributes = new LinkedHashMap<>();
     attributes.put("container", container);
     attributes.put("network", settings.hostNetwork() ? "host" : "bridge");
+    unenforced(state).ifPresent(limits -> attributes.put(RuntimeHandle.UNENFORCED, limits));
     if (hostNetwork(state)) {
       attributes.put("port", Integer.toString(readyPort));
     } else {
@@ -514,6 +527,12 @@ final class DockerBackend implements SandboxBackend {
       attributes.put("workers", workers.toString());
     }
     return new RuntimeHandle(sandboxId, NAME, attributes);
+  }
+
+  /** The limits the container runs without, from its label. */
+  private static Optional<String> unenforced(Map<String, Object> state) {
+    Object value = map(map(state.get("Config")).get("Labels")).get(LABEL_UNENFORCED);
+    return value == null ? Optional.empty() : Optional.of(value.toString());
   }
 
   private static boolean hostNetwork(Map<String, Object> state) {
@@ -854,6 +873,7 @@ final class DockerBackend implements SandboxBackend {
       attributes.put("container", container);
       attributes.put("network", hostNetwork(state) ? "host" : "bridge");
       attributes.put("port", "0");
+      unenforced(state).ifPresent(limits -> attributes.put(RuntimeHandle.UNENFORCED, limits));
       return new RuntimeHandle(sandboxId, NAME, attributes);
     }
   }

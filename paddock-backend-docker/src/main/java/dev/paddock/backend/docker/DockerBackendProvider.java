@@ -1,6 +1,7 @@
 package dev.paddock.backend.docker;
 
 import dev.paddock.api.SandboxSpecService;
+import dev.paddock.api.settings.Setting;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.api.spi.SandboxBackendProvider;
 import java.nio.file.Files;
@@ -21,6 +22,11 @@ public final class DockerBackendProvider implements SandboxBackendProvider {
   @Override
   public List<String> names() {
     return List.of("docker");
+  }
+
+  @Override
+  public List<Setting<?>> settings() {
+    return DockerSettings.DECLARED;
   }
 
   /**

@@ -1,10 +1,14 @@
 package dev.paddock.backend.docker;
 
-import dev.paddock.api.spi.SettingValues;
+import dev.paddock.api.KeyDigest;
+import dev.paddock.api.Resources;
+import dev.paddock.api.settings.CommonSettings;
+import dev.paddock.api.settings.Setting;
+import dev.paddock.api.settings.Settings;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -15,9 +19,10 @@ import java.util.OptionalLong;
 import java.util.regex.Pattern;
 
 /**
- * The Docker backend's settings, read once from the control plane's flattened settings. Every
- * setting {@code docker.x-y} may also be given as the environment variable {@code
- * PADDOCK_DOCKER_X_Y}; the property wins.
+ * The Docker backend's settings, declared in {@link #DECLARED} and read once from the control
+ * plane's flattened settings. Every setting {@code docker.x-y} may also be given as the environment
+ * variable {@code PADDOCK_DOCKER_X_Y}; within one source the property wins, otherwise the usual
+ * precedence (flag, environment, file) holds.
  *
  * @param dockerHost the engine ({@code docker.host}, else {@code DOCKER_HOST}, else the unix socket
  *     {@code /var/run/docker.sock})
@@ -62,7 +67,7 @@ record DockerSettings(
     List<Integer> workerPorts,
     List<String> images,
     String pull,
-    Limits resources,
+    Resources resources,
     String runAs,
     Duration readyTimeout,
     Duration stopGrace,
@@ -76,11 +81,124 @@ record DockerSettings(
   static final int AGENT_PORT = 8000;
 
   private static final Pattern UID_GID = Pattern.compile("\\d+:\\d+");
-  private static final String SPEC_ENV_PREFIX = "docker.spec.env.";
 
-  /** Default limits of every spec. */
-  record Limits(
-      OptionalLong memoryBytes, OptionalDouble cpus, OptionalInt pids, OptionalLong diskBytes) {}
+  static final Setting<String> HOST =
+      docker(Setting.string("docker.host", "the Docker Engine: unix:///path or tcp://host:port"))
+          .withAliases("DOCKER_HOST")
+          .withDefault("unix:///var/run/docker.sock");
+  static final Setting<Path> AGENT_JAR =
+      docker(Setting.path("docker.agent-jar", "the agent-server's shaded jar"))
+          .withDefaultText(
+              "<paddock.home>/paddock-agent-server/target/paddock-agent-server-all.jar");
+  static final Setting<Path> RUNTIME_BUNDLE =
+      docker(
+          Setting.path(
+              "docker.runtime-bundle",
+              "a prebuilt agent runtime bundle directory (else built once into <data dir>/runtime)"));
+  static final Setting<String> NETWORK =
+      docker(
+              Setting.oneOf(
+                  "docker.network",
+                  "bridge: published ports on the bind address; host: the host's network",
+                  "bridge",
+                  "host"))
+          .withDefault("bridge");
+  static final Setting<String> BIND_ADDRESS =
+      docker(Setting.string("docker.bind-address", "host address published ports bind to"))
+          .withDefault("127.0.0.1");
+  static final Setting<String> URL_PATTERN =
+      docker(Setting.string("docker.url-pattern", "exposed URLs, with {host} and {port}"))
+          .withDefault("http://{host}:{port}");
+  static final Setting<String> URL_HOST =
+      docker(Setting.string("docker.url-host", "the {host} of exposed URLs"))
+          .withDefault("127.0.0.1");
+  static final Setting<List<Integer>> WORKER_PORTS =
+      docker(
+              Setting.of(
+                  "docker.worker-ports",
+                  "container ports published as WORKER_1, WORKER_2... in bridge mode",
+                  "port numbers (1-65535) separated by commas",
+                  DockerSettings::ports))
+          .withDefault(List.of(12000, 12001));
+  static final Setting<String> IMAGE =
+      docker(Setting.string("docker.image", "the default spec's image (its id)"))
+          .withDefault(DEFAULT_IMAGE);
+  static final Setting<List<String>> IMAGES =
+      docker(Setting.list("docker.images", "more images offered as specs"));
+  static final Setting<String> PULL =
+      docker(
+              Setting.oneOf(
+                  "docker.pull",
+                  "missing: pull an image that is not present; never: fail instead",
+                  "missing",
+                  "never"))
+          .withDefault("missing");
+  static final Setting<Long> MEMORY =
+      docker(Setting.size("docker.memory", "default memory limit per sandbox (no swap); 0: none"))
+          .withDefault(2L << 30);
+  static final Setting<Double> CPUS =
+      docker(Setting.decimal("docker.cpus", "default CPU limit per sandbox, in cores", 0));
+  static final Setting<Integer> PIDS =
+      docker(
+              Setting.integer(
+                  "docker.pids-limit", "default most processes per sandbox", 1, Integer.MAX_VALUE))
+          .withDefault(1024);
+  static final Setting<Long> DISK =
+      docker(
+          Setting.size(
+              "docker.disk",
+              "default workspace disk limit, where the storage driver allows; 0: none"));
+  static final Setting<String> RUN_AS =
+      docker(
+              Setting.string("docker.run-as", "uid:gid commands run as")
+                  .requiring(
+                      v -> UID_GID.matcher(v).matches() && !v.startsWith("0:"),
+                      "uid:gid of an unprivileged user, e.g. 1000:1000"))
+          .withDefault("1000:1000");
+  static final Setting<Duration> READY_TIMEOUT =
+      docker(Setting.duration("docker.ready-timeout", "how long start and resume wait"))
+          .withDefault(Duration.ofSeconds(60));
+  static final Setting<Duration> STOP_GRACE =
+      docker(Setting.duration("docker.stop-grace", "SIGTERM to SIGKILL on delete"))
+          .withDefault(Duration.ofSeconds(5));
+  static final Setting<String> CALLBACK_URL =
+      docker(
+          Setting.string(
+              "docker.callback-url",
+              "the control plane's URL as seen from inside sandboxes (checked at start)"));
+  static final Setting<Map<String, String>> SPEC_ENV =
+      Setting.family("docker.spec.env.", "every spec's environment: docker.spec.env.<NAME>");
+  static final Setting<String> INSTANCE =
+      docker(
+              Setting.string(
+                  "docker.instance",
+                  "which control plane's containers these are (label paddock.instance)"))
+          .withDefaultText("a digest of the data directory");
+
+  /** Every setting this backend reads. */
+  static final List<Setting<?>> DECLARED =
+      List.of(
+          HOST,
+          AGENT_JAR,
+          RUNTIME_BUNDLE,
+          NETWORK,
+          BIND_ADDRESS,
+          URL_PATTERN,
+          URL_HOST,
+          WORKER_PORTS,
+          IMAGE,
+          IMAGES,
+          PULL,
+          MEMORY,
+          CPUS,
+          PIDS,
+          DISK,
+          RUN_AS,
+          READY_TIMEOUT,
+          STOP_GRACE,
+          CALLBACK_URL,
+          SPEC_ENV,
+          INSTANCE);
 
   DockerSettings {
     workerPorts = List.copyOf(workerPorts);
@@ -92,67 +210,48 @@ record DockerSettings(
     return network.equals("host");
   }
 
-  static DockerSettings from(Map<String, String> settings) {
-    Reader r = new Reader(settings);
-    Path home = Path.of(settings.getOrDefault("paddock.home", ".")).toAbsolutePath().normalize();
-    Path agentModule = home.resolve("paddock-agent-server");
+  /**
+   * Reads the backend's settings.
+   *
+   * @throws dev.paddock.api.settings.SettingsException naming every invalid setting
+   */
+  static DockerSettings from(Map<String, String> values) {
+    List<Setting<?>> declared = new ArrayList<>(DECLARED);
+    declared.addAll(CommonSettings.ALL);
+    Settings s = Settings.of(declared, values);
+    Path agentModule = CommonSettings.home(s).resolve("paddock-agent-server");
     Path options = agentModule.resolve("agent-jvm.options");
-    String network = r.get("network").orElse("bridge").trim().toLowerCase(Locale.ROOT);
-    if (!network.equals("bridge") && !network.equals("host")) {
-      throw new IllegalArgumentException(
-          "docker.network: '" + network + "' is neither 'bridge' nor 'host'");
-    }
-    String pull = r.get("pull").orElse("missing").trim().toLowerCase(Locale.ROOT);
-    if (!pull.equals("missing") && !pull.equals("never")) {
-      throw new IllegalArgumentException(
-          "docker.pull: '" + pull + "' is neither 'missing' nor 'never'");
-    }
-    String runAs = r.get("run-as").orElse("1000:1000").trim();
-    if (!UID_GID.matcher(runAs).matches() || runAs.startsWith("0:")) {
-      throw new IllegalArgumentException(
-          "docker.run-as: '" + runAs + "' must be uid:gid of an unprivileged user, e.g. 1000:1000");
-    }
+    Path dataDir = CommonSettings.dataDir(s);
     List<String> images = new ArrayList<>();
-    images.add(r.get("image").orElse(DEFAULT_IMAGE).trim());
-    r.get("images").map(DockerSettings::words).orElse(List.of()).stream()
+    images.add(s.get(IMAGE));
+    s.find(IMAGES).orElse(List.of()).stream()
         .filter(image -> !images.contains(image))
         .forEach(images::add);
     return new DockerSettings(
-        Optional.ofNullable(settings.get("docker.host"))
-            .or(() -> Optional.ofNullable(settings.get("DOCKER_HOST")))
-            .filter(s -> !s.isBlank())
-            .orElse("unix:///var/run/docker.sock"),
-        dataDir(settings),
-        r.get("agent-jar")
-            .map(Path::of)
+        s.get(HOST),
+        dataDir,
+        s.find(AGENT_JAR)
             .orElse(agentModule.resolve("target").resolve("paddock-agent-server-all.jar")),
-        java.nio.file.Files.isRegularFile(options) ? Optional.of(options) : Optional.empty(),
-        r.get("runtime-bundle").map(Path::of),
-        network,
-        r.get("bind-address").orElse("127.0.0.1").trim(),
-        r.get("url-pattern").orElse("http://{host}:{port}").trim(),
-        r.get("url-host").orElse("127.0.0.1").trim(),
-        r.get("worker-ports").map(DockerSettings::words).orElse(List.of("12000", "12001")).stream()
-            .map(Integer::valueOf)
-            .toList(),
+        Files.isRegularFile(options) ? Optional.of(options) : Optional.empty(),
+        s.find(RUNTIME_BUNDLE),
+        s.get(NETWORK),
+        s.get(BIND_ADDRESS),
+        s.get(URL_PATTERN),
+        s.get(URL_HOST),
+        s.get(WORKER_PORTS),
         images,
-        pull,
-        new Limits(
-            SettingValues.size("docker.memory", r.get("memory").orElse("2g")),
-            r.get("cpus")
-                .map(Double::parseDouble)
-                .map(OptionalDouble::of)
-                .orElse(OptionalDouble.empty()),
-            OptionalInt.of(Integer.parseInt(r.get("pids-limit").orElse("1024").trim())),
-            SettingValues.size("docker.disk", r.get("disk").orElse(null))),
-        runAs,
-        SettingValues.duration(
-            "docker.ready-timeout", r.get("ready-timeout").orElse(null), Duration.ofSeconds(60)),
-        SettingValues.duration(
-            "docker.stop-grace", r.get("stop-grace").orElse(null), Duration.ofSeconds(5)),
-        r.get("callback-url").filter(s -> !s.isBlank()),
-        specEnv(settings),
-        r.get("instance").filter(s -> !s.isBlank()).orElseGet(() -> instanceOf(dataDir(settings))));
+        s.get(PULL),
+        new Resources(
+            s.find(CPUS).map(OptionalDouble::of).orElse(OptionalDouble.empty()),
+            limit(s.get(MEMORY)),
+            OptionalInt.of(s.get(PIDS)),
+            limit(s.find(DISK).orElse(0L))),
+        s.get(RUN_AS),
+        s.get(READY_TIMEOUT),
+        s.get(STOP_GRACE),
+        s.find(CALLBACK_URL),
+        s.get(SPEC_ENV),
+        s.find(INSTANCE).orElseGet(() -> instanceOf(dataDir)));
   }
 
   /** The URL of a published port. */
@@ -160,38 +259,39 @@ record DockerSettings(
     return urlPattern.replace("{host}", urlHost).replace("{port}", Integer.toString(port));
   }
 
-  private record Reader(Map<String, String> settings) {
-    Optional<String> get(String name) {
-      String property = settings.get("docker." + name);
-      if (property != null) {
-        return Optional.of(property);
-      }
-      String env = "PADDOCK_DOCKER_" + name.toUpperCase(Locale.ROOT).replace('-', '_');
-      return Optional.ofNullable(settings.get(env));
-    }
+  /** {@code docker.x-y} is also read as the environment variable {@code PADDOCK_DOCKER_X_Y}. */
+  private static <T> Setting<T> docker(Setting<T> setting) {
+    String suffix = setting.name().substring("docker.".length());
+    return setting.withAliases(
+        "PADDOCK_DOCKER_" + suffix.toUpperCase(Locale.ROOT).replace('-', '_'));
   }
 
-  private static List<String> words(String text) {
-    return Arrays.stream(text.split("[,\\s]+")).filter(s -> !s.isBlank()).toList();
+  private static OptionalLong limit(long bytes) {
+    return bytes > 0 ? OptionalLong.of(bytes) : OptionalLong.empty();
+  }
+
+  private static List<Integer> ports(String text) {
+    List<Integer> ports = new ArrayList<>();
+    for (String word : text.split("[,\\s]+")) {
+      if (word.isBlank()) {
+        continue;
+      }
+      int port;
+      try {
+        port = Integer.parseInt(word);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("port numbers (1-65535) separated by commas");
+      }
+      if (port < 1 || port > 65535) {
+        throw new IllegalArgumentException("port numbers (1-65535) separated by commas");
+      }
+      ports.add(port);
+    }
+    return List.copyOf(ports);
   }
 
   /** A short digest of the data directory: one control plane (or replica set) per directory. */
   static String instanceOf(Path dataDir) {
-    try {
-      byte[] digest =
-          java.security.MessageDigest.getInstance("SHA-256")
-              .digest(dataDir.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return java.util.HexFormat.of().formatHex(digest).substring(0, 12);
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new AssertionError("every JDK has SHA-256", e);
-    }
-  }
-
-  private static Path dataDir(Map<String, String> settings) {
-    return SettingValues.dataDir(settings);
-  }
-
-  private static Map<String, String> specEnv(Map<String, String> settings) {
-    return SettingValues.withPrefix(settings, SPEC_ENV_PREFIX);
+    return KeyDigest.sha256Hex(dataDir.toString()).substring(0, 12);
   }
 }

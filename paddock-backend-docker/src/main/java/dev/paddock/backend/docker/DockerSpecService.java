@@ -13,9 +13,7 @@ final class DockerSpecService {
   private DockerSpecService() {}
 
   static SpecList of(DockerSettings settings) {
-    DockerSettings.Limits limits = settings.resources();
-    Resources resources =
-        new Resources(limits.cpus(), limits.memoryBytes(), limits.pids(), limits.diskBytes());
+    Resources resources = settings.resources();
     return SpecList.of(
         settings.images().stream()
             .map(

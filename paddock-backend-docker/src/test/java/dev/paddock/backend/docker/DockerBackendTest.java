@@ -3,6 +3,7 @@ package dev.paddock.backend.docker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
@@ -17,6 +18,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,6 +64,72 @@ class DockerBackendTest {
 
   private Map<String, Object> container(String id) {
     return ((DockerBackend) backend).inspectJson(id).orElseThrow();
+  }
+
+  @Test
+  void perSandboxImageEnvWorkingDirAndLimitsReachTheContainer() {
+    String copy = DockerTestEngine.alias(engine, "per-sandbox-copy");
+    try {
+      SandboxSpec spec =
+          SandboxSpec.builder("not-an-image-but-a-spec-id")
+              .image(copy)
+              .workingDir("/workspace/project")
+              .env(Map.of("FROM_SPEC", "spec-value"))
+              .resources(
+                  new Resources(
+                      OptionalDouble.of(0.5),
+                      OptionalLong.of(300L << 20),
+                      OptionalInt.of(100),
+                      OptionalLong.empty()))
+              .build();
+
+      var sandbox = sandboxes.start("sb-per-sandbox", spec);
+
+      Map<String, Object> json = container(sandbox.container());
+      Map<String, Object> config = DockerBackend.map(json.get("Config"));
+      assertThat(config.get("Image")).isEqualTo(copy);
+      assertThat(config.get("WorkingDir")).isEqualTo("/workspace/project");
+      assertThat(DockerBackend.map(config.get("Labels")))
+          .containsEntry("paddock.spec-id", "not-an-image-but-a-spec-id");
+      Map<String, Object> host = DockerBackend.map(json.get("HostConfig"));
+      assertThat(((Number) host.get("Memory")).longValue()).isEqualTo(300L << 20);
+      assertThat(((Number) host.get("MemorySwap")).longValue()).isEqualTo(300L << 20);
+      assertThat(((Number) host.get("NanoCpus")).longValue()).isEqualTo(500_000_000L);
+      assertThat(((Number) host.get("PidsLimit")).longValue()).isEqualTo(100);
+      Map<String, Object> seen = sandboxes.exec(sandbox, "pwd; echo $FROM_SPEC $SANDBOX_VAR", 30);
+      assertThat(Sandboxes.stdout(seen))
+          .as(seen.toString())
+          .startsWith("/workspace/project\nspec-value");
+      assertThat(sandbox.handle().unenforcedLimits()).isEmpty();
+    } finally {
+      // Only the tag goes (the image keeps its own name); force: the container still uses it.
+      engine.delete("/images/" + copy + "?force=1&noprune=1");
+    }
+  }
+
+  @Test
+  void aDiskLimitTheStorageDriverCannotEnforceIsReportedOnTheHandle() {
+    SandboxSpec spec =
+        SandboxSpec.builder(DockerTestEngine.IMAGE)
+            .workingDir("/workspace")
+            .resources(
+                new Resources(
+                    OptionalDouble.empty(),
+                    OptionalLong.empty(),
+                    OptionalInt.empty(),
+                    OptionalLong.of(1L << 30)))
+            .build();
+
+    var sandbox = sandboxes.start("sb-disk", spec);
+
+    Map<String, Object> host = DockerBackend.map(container(sandbox.container()).get("HostConfig"));
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        host.get("StorageOpt") == null, "this engine's storage driver enforces disk limits");
+    assertThat(sandbox.handle().unenforcedLimits()).containsExactly("disk");
+    assertThat(backend.list())
+        .filteredOn(h -> h.sandboxId().equals("sb-disk"))
+        .singleElement()
+        .satisfies(h -> assertThat(h.unenforcedLimits()).containsExactly("disk"));
   }
 
   @Test

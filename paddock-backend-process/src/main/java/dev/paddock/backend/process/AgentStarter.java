@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,6 +34,7 @@ final class AgentStarter {
   private final ProcessLauncher launcher;
   private final ProcFs procFs;
   private final Freezers freezers;
+  private final CgroupLimits limits;
   private final Teardown teardown;
 
   AgentStarter(
@@ -39,19 +42,22 @@ final class AgentStarter {
       ProcessLauncher launcher,
       ProcFs procFs,
       Freezers freezers,
+      CgroupLimits limits,
       Teardown teardown) {
     this.settings = settings;
     this.launcher = launcher;
     this.procFs = procFs;
     this.freezers = freezers;
+    this.limits = limits;
     this.teardown = teardown;
   }
 
   StartedAgent start(RuntimeRequest request) {
     SandboxLayout layout = SandboxLayout.of(settings.sandboxesDir(), request.sandboxId());
     String secrets = AgentSecrets.lines(request.sessionKeyDigests(), request.adminKeyDigest());
-    List<String> argv = argv(request, layout);
-    createDirectory(layout);
+    Path workspace = workspace(request, layout);
+    List<String> argv = argv(request, layout, workspace);
+    createDirectory(layout, workspace);
     long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
     Process process = spawn(argv, layout, environment(request, layout));
     Freezer freezer;
@@ -59,7 +65,9 @@ final class AgentStarter {
     try {
       long startTime = procFs.stat(process.pid()).map(ProcStat::startTime).orElse(-1L);
       freezer = freezers.create(request.sandboxId(), process.pid(), startTime);
-      marker = spawned(request.sandboxId(), process.pid(), startTime, freezer);
+      CgroupLimits.Applied applied =
+          limits.apply(request.sandboxId(), process.pid(), request.spec().resources());
+      marker = spawned(request.sandboxId(), process.pid(), startTime, freezer, applied);
     } catch (RuntimeException e) {
       process.destroyForcibly();
       RuntimeStartException failure = StartFailures.unexpected("preparing the agent's freezer", e);
@@ -85,28 +93,68 @@ final class AgentStarter {
       SandboxLayout layout,
       String secrets,
       long deadline) {
+    // Written first: a control plane that dies from here on leaves a marker naming every cgroup,
+    // so the next one's list() tears the half-made sandbox down.
+    writeMarker(marker, layout);
     attach(freezer, process);
     AgentOutput output =
         AgentOutput.start(
             marker.sandboxId(), process.getInputStream(), layout.log(), settings.logMaxBytes());
     sendSecrets(process, secrets);
-    writeMarker(marker, layout);
     int port = awaitReady(process, output, deadline);
     Marker ready = marker.withPort(port);
     writeMarker(ready, layout);
     return new StartedAgent(process, output, ready);
   }
 
-  /** The marker of a just-spawned agent: its pid, start time and the freezer it will join. */
-  private static Marker spawned(String sandboxId, long pid, long startTime, Freezer freezer) {
+  /**
+   * The marker of a just-spawned agent: its pid, start time, the freezer it will join and the
+   * cgroups carrying its limits.
+   */
+  private static Marker spawned(
+      String sandboxId, long pid, long startTime, Freezer freezer, CgroupLimits.Applied limits) {
     return new Marker(
-        sandboxId, pid, startTime, 0, freezer.kind(), freezer.cgroup(), Instant.now());
+        sandboxId,
+        pid,
+        startTime,
+        0,
+        freezer.kind(),
+        freezer.cgroup(),
+        Instant.now(),
+        limits.cgroups(),
+        limits.unenforced());
+  }
+
+  /**
+   * Where the agent works: the sandbox's {@code workspace/} for the spec's {@code "."}, a directory
+   * inside it for a relative working dir, or an existing absolute directory (the process backend
+   * isolates nothing, so a host directory is the caller's choice).
+   */
+  private static Path workspace(RuntimeRequest request, SandboxLayout layout) {
+    String dir = request.spec().workingDir().strip();
+    if (dir.isEmpty() || dir.equals(".")) {
+      return layout.workspace();
+    }
+    Path given = Path.of(dir);
+    if (given.isAbsolute()) {
+      if (!Files.isDirectory(given)) {
+        throw StartFailures.failure(
+            Kind.UNKNOWN, "working directory " + given + " does not exist on this host", null);
+      }
+      return given.normalize();
+    }
+    Path inside = layout.workspace().resolve(given).normalize();
+    if (!inside.startsWith(layout.workspace())) {
+      throw StartFailures.failure(
+          Kind.UNKNOWN, "working directory " + dir + " leaves the sandbox's workspace", null);
+    }
+    return inside;
   }
 
   /**
    * The spec's command, else the configured or default agent command, plus this backend's options.
    */
-  private List<String> argv(RuntimeRequest request, SandboxLayout layout) {
+  private List<String> argv(RuntimeRequest request, SandboxLayout layout, Path workspace) {
     List<String> argv =
         new ArrayList<>(
             request.spec().command().isEmpty()
@@ -119,7 +167,7 @@ final class AgentStarter {
             "--port",
             "0",
             "--workspace",
-            layout.workspace().toString(),
+            workspace.toString(),
             "--events-dir",
             layout.events().toString(),
             "--ready-file",
@@ -129,14 +177,15 @@ final class AgentStarter {
   }
 
   /**
-   * Built from scratch: the control plane's own environment holds its secrets. The sandbox's
-   * variables may replace PATH and LANG; the labels always win.
+   * Built from scratch: the control plane's own environment holds its secrets. The spec's
+   * variables, then the request's, may replace PATH and LANG; the labels always win.
    */
   private Map<String, String> environment(RuntimeRequest request, SandboxLayout layout) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("PATH", settings.path());
     env.put("HOME", layout.workspace().toString());
     env.put("LANG", settings.lang());
+    env.putAll(request.spec().initialEnv());
     env.putAll(request.env());
     env.put("HOME", layout.workspace().toString());
     env.put(ProcFs.LABEL, request.sandboxId());
@@ -144,9 +193,12 @@ final class AgentStarter {
     return env;
   }
 
-  private static void createDirectory(SandboxLayout layout) {
+  private static void createDirectory(SandboxLayout layout, Path workspace) {
     try {
       layout.create();
+      if (workspace.startsWith(layout.workspace())) {
+        Files.createDirectories(workspace);
+      }
     } catch (FileAlreadyExistsException e) {
       // Never cleaned up here: the directory may belong to a live sandbox with this id.
       throw StartFailures.failure(

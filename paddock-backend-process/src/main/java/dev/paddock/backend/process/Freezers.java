@@ -40,10 +40,10 @@ final class Freezers {
   static Freezers detect(String mode, ProcFs procFs, Signals signals) {
     return switch (mode) {
       case "auto" ->
-          cgroup(CgroupV1Freezer.KIND, procFs, signals)
-              .or(() -> cgroup(CgroupV2Freezer.KIND, procFs, signals))
+          cgroup(CgroupFreezer.V1, procFs, signals)
+              .or(() -> cgroup(CgroupFreezer.V2, procFs, signals))
               .orElseGet(() -> new Freezers(SignalFreezer.KIND, Optional.empty(), procFs, signals));
-      case CgroupV1Freezer.KIND, CgroupV2Freezer.KIND ->
+      case CgroupFreezer.V1, CgroupFreezer.V2 ->
           cgroup(mode, procFs, signals)
               .orElseThrow(
                   () ->
@@ -62,9 +62,9 @@ final class Freezers {
 
   private static Optional<Freezers> cgroup(String kind, ProcFs procFs, Signals signals) {
     Optional<Path> base =
-        kind.equals(CgroupV1Freezer.KIND)
-            ? usable(CgroupHierarchy.v1Freezer(), "freezer.state")
-            : usable(CgroupHierarchy.v2(), "cgroup.freeze");
+        usable(
+            kind.equals(CgroupFreezer.V1) ? CgroupHierarchy.v1("freezer") : CgroupHierarchy.v2(),
+            CgroupFreezer.controlFile(kind));
     return base.map(dir -> new Freezers(kind, Optional.of(dir), procFs, signals));
   }
 
@@ -102,8 +102,8 @@ final class Freezers {
   Freezer open(
       String kind, Optional<Path> cgroup, String sandboxId, long agentPid, long agentStartTime) {
     return switch (kind) {
-      case CgroupV1Freezer.KIND -> new CgroupV1Freezer(checked(cgroup, sandboxId), signals);
-      case CgroupV2Freezer.KIND -> new CgroupV2Freezer(checked(cgroup, sandboxId), signals);
+      case CgroupFreezer.V1, CgroupFreezer.V2 ->
+          CgroupFreezer.of(kind, checked(cgroup, sandboxId), signals);
       case SignalFreezer.KIND ->
           new SignalFreezer(agentPid, agentStartTime, sandboxId, procFs, signals);
       default -> throw new IllegalArgumentException("unknown freezer kind '" + kind + "'");
@@ -111,7 +111,15 @@ final class Freezers {
   }
 
   private static Path checked(Optional<Path> cgroup, String sandboxId) {
-    Path dir = cgroup.orElseThrow(() -> new IllegalArgumentException("no cgroup recorded"));
+    return checked(
+        cgroup.orElseThrow(() -> new IllegalArgumentException("no cgroup recorded")), sandboxId);
+  }
+
+  /**
+   * {@code dir} if it is a sandbox cgroup of {@code sandboxId} ({@code .../paddock/<id>},
+   * absolute): a handle or marker can never make the backend write or remove any other cgroup.
+   */
+  static Path checked(Path dir, String sandboxId) {
     if (!dir.isAbsolute()
         || !dir.getFileName().toString().equals(sandboxId)
         || !dir.getParent().getFileName().toString().equals("paddock")) {
@@ -124,11 +132,15 @@ final class Freezers {
   static final class CgroupHierarchy {
     private CgroupHierarchy() {}
 
-    /** {@code <freezer mount>/<own freezer cgroup>}, if a v1 freezer is mounted. */
-    static Optional<Path> v1Freezer() {
+    /**
+     * {@code <controller mount>/<own cgroup in it>}, if a v1 hierarchy with {@code controller}
+     * ({@code freezer}, {@code memory}, {@code pids}, {@code cpu}) is mounted.
+     */
+    static Optional<Path> v1(String controller) {
       return locate(
-          fields -> fields[0].equals("cgroup") && List.of(fields[2].split(",")).contains("freezer"),
-          line -> List.of(line.split(":", 3)[1].split(",")).contains("freezer"));
+          fields ->
+              fields[0].equals("cgroup") && List.of(fields[2].split(",")).contains(controller),
+          line -> List.of(line.split(":", 3)[1].split(",")).contains(controller));
     }
 
     /** {@code <cgroup2 mount>/<own cgroup>}, if a cgroup2 hierarchy is mounted. */

@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -26,6 +28,9 @@ import java.util.Optional;
  * @param freezer the {@link Freezer#kind()}
  * @param cgroup the sandbox's cgroup directory, if its freezer has one
  * @param createdAt when the agent was started
+ * @param limitCgroups the sandbox's cgroups that carry its limits (removed with it)
+ * @param unenforced the requested limits this host could not enforce ({@link
+ *     RuntimeHandle#UNENFORCED})
  */
 record Marker(
     String sandboxId,
@@ -34,7 +39,9 @@ record Marker(
     int port,
     String freezer,
     Optional<Path> cgroup,
-    Instant createdAt) {
+    Instant createdAt,
+    List<Path> limitCgroups,
+    List<String> unenforced) {
 
   static final String PID = "pid";
   static final String START_TIME = "start_time";
@@ -42,9 +49,16 @@ record Marker(
   static final String FREEZER = "freezer";
   static final String CGROUP = "cgroup";
   static final String CREATED_AT = "created_at";
+  static final String LIMIT_CGROUPS = "limit_cgroups";
+
+  Marker {
+    limitCgroups = List.copyOf(limitCgroups);
+    unenforced = List.copyOf(unenforced);
+  }
 
   Marker withPort(int newPort) {
-    return new Marker(sandboxId, pid, startTime, newPort, freezer, cgroup, createdAt);
+    return new Marker(
+        sandboxId, pid, startTime, newPort, freezer, cgroup, createdAt, limitCgroups, unenforced);
   }
 
   RuntimeHandle toHandle(String backend) {
@@ -59,6 +73,12 @@ record Marker(
     map.put(FREEZER, freezer);
     cgroup.ifPresent(dir -> map.put(CGROUP, dir.toString()));
     map.put(CREATED_AT, createdAt.toString());
+    if (!limitCgroups.isEmpty()) {
+      map.put(LIMIT_CGROUPS, String.join(",", limitCgroups.stream().map(Path::toString).toList()));
+    }
+    if (!unenforced.isEmpty()) {
+      map.put(RuntimeHandle.UNENFORCED, String.join(",", unenforced));
+    }
     return map;
   }
 
@@ -83,11 +103,20 @@ record Marker(
           Optional.ofNullable(attributes.get(CREATED_AT))
               .map(Object::toString)
               .map(Instant::parse)
-              .orElse(Instant.EPOCH));
+              .orElse(Instant.EPOCH),
+          words(attributes.get(LIMIT_CGROUPS)).stream().map(Path::of).toList(),
+          words(attributes.get(RuntimeHandle.UNENFORCED)));
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
           "not a process-backend handle of " + sandboxId + ": " + attributes, e);
     }
+  }
+
+  private static List<String> words(Object value) {
+    if (value == null) {
+      return List.of();
+    }
+    return Arrays.stream(value.toString().split(",")).filter(w -> !w.isBlank()).toList();
   }
 
   private static String required(Map<String, ?> attributes, String key) {

@@ -44,13 +44,17 @@ final class ProcessBackend implements SandboxBackend {
   private final ConcurrentMap<String, StartedAgent> spawned = new ConcurrentHashMap<>();
 
   private ProcessBackend(
-      ProcessSettings settings, ProcFs procFs, Freezers freezers, ProcessLauncher launcher) {
+      ProcessSettings settings,
+      ProcFs procFs,
+      Freezers freezers,
+      CgroupLimits limits,
+      ProcessLauncher launcher) {
     this.settings = settings;
     this.procFs = procFs;
     this.freezers = freezers;
     this.alive = new AliveProbe(settings.aliveTimeout());
     this.teardown = new Teardown(new Signals(launcher), procFs);
-    this.starter = new AgentStarter(settings, launcher, procFs, freezers, teardown);
+    this.starter = new AgentStarter(settings, launcher, procFs, freezers, limits, teardown);
   }
 
   /**
@@ -62,7 +66,8 @@ final class ProcessBackend implements SandboxBackend {
     ProcFs procFs = ProcFs.system();
     Freezers freezers = Freezers.detect(settings.freezer(), procFs, new Signals(launcher));
     LOG.log(System.Logger.Level.DEBUG, "process backend: freezer {0}", freezers.kind());
-    return new ProcessBackend(settings, procFs, freezers, launcher);
+    CgroupLimits limits = CgroupLimits.detect(!settings.freezer().equals(SignalFreezer.KIND));
+    return new ProcessBackend(settings, procFs, freezers, limits, launcher);
   }
 
   /** The freezer kind new sandboxes get. */

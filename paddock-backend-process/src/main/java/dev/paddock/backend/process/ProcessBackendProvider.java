@@ -1,6 +1,7 @@
 package dev.paddock.backend.process;
 
 import dev.paddock.api.SandboxSpecService;
+import dev.paddock.api.settings.Setting;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.api.spi.SandboxBackendProvider;
 import java.util.List;
@@ -15,8 +16,8 @@ import java.util.Map;
  * <p>Settings (all optional):
  *
  * <ul>
- *   <li>{@code paddock.data-dir}: sandboxes live in {@code <dir>/sandboxes/<id>/} (default {@code
- *       ~/.paddock})
+ *   <li>{@code PADDOCK_DATA_DIR} ({@code paddock.data-dir}): sandboxes live in {@code
+ *       <dir>/sandboxes/<id>/} (default {@code ~/.paddock})
  *   <li>{@code paddock.home}: the repository root holding the built agent-server (default the
  *       working directory)
  *   <li>{@code agent.command}: the argv prefix that runs the agent, shell-style words; default this
@@ -28,6 +29,8 @@ import java.util.Map;
  *   <li>{@code process.path}, {@code process.lang}: the agent's PATH and LANG
  *   <li>{@code process.log-max-bytes}: cap of each sandbox's {@code agent.log} (1 MiB)
  *   <li>{@code process.spec.id}, {@code process.spec.env.<NAME>}: the one spec
+ *   <li>{@code process.memory}, {@code process.cpus}, {@code process.pids-limit}: the spec's limits
+ *       (none by default), enforced through cgroups where the host allows
  * </ul>
  */
 public final class ProcessBackendProvider implements SandboxBackendProvider {
@@ -49,6 +52,11 @@ public final class ProcessBackendProvider implements SandboxBackendProvider {
   @Override
   public List<String> names() {
     return List.of("process", "local");
+  }
+
+  @Override
+  public List<Setting<?>> settings() {
+    return ProcessSettings.DECLARED;
   }
 
   /**

@@ -1,20 +1,25 @@
 package dev.paddock.backend.process;
 
-import dev.paddock.api.spi.SettingValues;
+import dev.paddock.api.Resources;
+import dev.paddock.api.settings.CommonSettings;
+import dev.paddock.api.settings.Setting;
+import dev.paddock.api.settings.Settings;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
- * The process backend's settings, read once from the control plane's flattened settings map.
- * Durations are written {@code 500ms}, {@code 5s}, {@code 2m} or ISO-8601 ({@code PT5S}).
+ * The process backend's settings, declared in {@link #DECLARED} and read once from the control
+ * plane's flattened settings map.
  *
  * @param home the Paddock repository root ({@code paddock.home}, default the working directory):
  *     where the default agent command finds the shaded jar, its JVM options and AOT cache
- * @param dataDir the data directory ({@code paddock.data-dir}, default {@code ~/.paddock}); each
+ * @param dataDir the data directory ({@code PADDOCK_DATA_DIR}, default {@code ~/.paddock}); each
  *     sandbox lives in {@code <dataDir>/sandboxes/<id>/}
  * @param agentCommand argv prefix that runs the agent-server ({@code agent.command}, shell-style
  *     words); empty for the default (this JVM's java, agent-jvm.options, AOT cache, shaded jar)
@@ -30,6 +35,8 @@ import java.util.Optional;
  *     process.alive-timeout}, default 1 s)
  * @param specId the id of the one spec ({@code process.spec.id}, default {@code process-default})
  * @param specEnv the spec's initial environment ({@code process.spec.env.<NAME>} settings)
+ * @param specResources the spec's limits ({@code process.memory}, {@code process.cpus}, {@code
+ *     process.pids-limit}; default none), applied through cgroups where the host allows
  */
 record ProcessSettings(
     Path home,
@@ -43,48 +50,112 @@ record ProcessSettings(
     long logMaxBytes,
     Duration aliveTimeout,
     String specId,
-    Map<String, String> specEnv) {
+    Map<String, String> specEnv,
+    Resources specResources) {
 
   static final String DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-  private static final String SPEC_ENV_PREFIX = "process.spec.env.";
+
+  static final Setting<List<String>> AGENT_COMMAND =
+      Setting.of(
+              "agent.command",
+              "the argv prefix that runs the agent-server",
+              "shell-style words",
+              CommandLine::split)
+          .withDefaultText("this JVM's java with agent-jvm.options, the AOT cache and the jar");
+  static final Setting<Duration> READY_TIMEOUT =
+      Setting.duration("process.ready-timeout", "how long start and resume wait for the agent")
+          .withDefault(Duration.ofSeconds(30));
+  static final Setting<Duration> STOP_GRACE =
+      Setting.duration("process.stop-grace", "SIGTERM to SIGKILL on delete")
+          .withDefault(Duration.ofSeconds(5));
+  static final Setting<String> FREEZER =
+      Setting.oneOf(
+              "process.freezer",
+              "how sandboxes are frozen on pause",
+              "auto",
+              "cgroup-v1",
+              "cgroup-v2",
+              "signals")
+          .withDefault("auto");
+  static final Setting<String> PATH =
+      Setting.string("process.path", "the agent's PATH").withDefault(DEFAULT_PATH);
+  static final Setting<String> LANG =
+      Setting.string("process.lang", "the agent's LANG").withDefault("C.UTF-8");
+  static final Setting<Long> LOG_MAX_BYTES =
+      Setting.size("process.log-max-bytes", "most bytes kept of each sandbox's agent.log")
+          .withDefault(1L << 20);
+  static final Setting<Duration> ALIVE_TIMEOUT =
+      Setting.duration("process.alive-timeout", "connect and read timeout of GET /alive")
+          .withDefault(Duration.ofSeconds(1));
+  static final Setting<String> SPEC_ID =
+      Setting.string("process.spec.id", "the id of the one spec").withDefault("process-default");
+  static final Setting<Map<String, String>> SPEC_ENV =
+      Setting.family("process.spec.env.", "the spec's environment: process.spec.env.<NAME>");
+  static final Setting<Long> MEMORY =
+      Setting.size(
+          "process.memory", "the spec's memory limit (through the memory cgroup); 0: none");
+  static final Setting<Double> CPUS =
+      Setting.decimal("process.cpus", "the spec's CPU limit in cores (through the cpu cgroup)", 0);
+  static final Setting<Integer> PIDS =
+      Setting.integer(
+          "process.pids-limit",
+          "the spec's most processes and threads, the agent's included (through the pids cgroup)",
+          1,
+          Integer.MAX_VALUE);
+
+  /** Every setting this backend reads. */
+  static final List<Setting<?>> DECLARED =
+      List.of(
+          AGENT_COMMAND,
+          READY_TIMEOUT,
+          STOP_GRACE,
+          FREEZER,
+          PATH,
+          LANG,
+          LOG_MAX_BYTES,
+          ALIVE_TIMEOUT,
+          SPEC_ID,
+          SPEC_ENV,
+          MEMORY,
+          CPUS,
+          PIDS);
 
   ProcessSettings {
     agentCommand = List.copyOf(agentCommand);
     specEnv = Map.copyOf(specEnv);
   }
 
-  static ProcessSettings from(Map<String, String> settings) {
+  /**
+   * Reads the backend's settings.
+   *
+   * @throws dev.paddock.api.settings.SettingsException naming every invalid setting
+   */
+  static ProcessSettings from(Map<String, String> values) {
+    List<Setting<?>> declared = new ArrayList<>(DECLARED);
+    declared.addAll(CommonSettings.ALL);
+    Settings s = Settings.of(declared, values);
     return new ProcessSettings(
-        Path.of(settings.getOrDefault("paddock.home", ".")).toAbsolutePath().normalize(),
-        dataDir(settings),
-        Optional.ofNullable(settings.get("agent.command"))
-            .map(CommandLine::split)
-            .orElse(List.of()),
-        duration(settings, "process.ready-timeout", Duration.ofSeconds(30)),
-        duration(settings, "process.stop-grace", Duration.ofSeconds(5)),
-        settings.getOrDefault("process.freezer", "auto").trim().toLowerCase(Locale.ROOT),
-        settings.getOrDefault("process.path", DEFAULT_PATH),
-        settings.getOrDefault("process.lang", "C.UTF-8"),
-        Long.parseLong(settings.getOrDefault("process.log-max-bytes", "1048576").trim()),
-        duration(settings, "process.alive-timeout", Duration.ofSeconds(1)),
-        settings.getOrDefault("process.spec.id", "process-default"),
-        specEnv(settings));
+        CommonSettings.home(s),
+        CommonSettings.dataDir(s),
+        s.find(AGENT_COMMAND).orElse(List.of()),
+        s.get(READY_TIMEOUT),
+        s.get(STOP_GRACE),
+        s.get(FREEZER),
+        s.get(PATH),
+        s.get(LANG),
+        s.get(LOG_MAX_BYTES),
+        s.get(ALIVE_TIMEOUT),
+        s.get(SPEC_ID),
+        s.get(SPEC_ENV),
+        new Resources(
+            s.find(CPUS).map(OptionalDouble::of).orElse(OptionalDouble.empty()),
+            s.find(MEMORY).filter(b -> b > 0).map(OptionalLong::of).orElse(OptionalLong.empty()),
+            s.find(PIDS).map(OptionalInt::of).orElse(OptionalInt.empty()),
+            OptionalLong.empty()));
   }
 
   /** {@code <dataDir>/sandboxes}: one directory per sandbox. */
   Path sandboxesDir() {
     return dataDir.resolve("sandboxes");
-  }
-
-  private static Path dataDir(Map<String, String> settings) {
-    return SettingValues.dataDir(settings);
-  }
-
-  private static Map<String, String> specEnv(Map<String, String> settings) {
-    return SettingValues.withPrefix(settings, SPEC_ENV_PREFIX);
-  }
-
-  static Duration duration(Map<String, String> settings, String key, Duration fallback) {
-    return SettingValues.duration(key, settings.get(key), fallback);
   }
 }

@@ -10,8 +10,9 @@ import java.util.Optional;
 /**
  * The process backend's one spec, from settings: id {@code process.spec.id} (default {@code
  * process-default}), an empty command (the backend's agent command), environment from {@code
- * process.spec.env.<NAME>}, and working directory {@code "."}, meaning the sandbox's own directory
- * (its workspace is {@code workspace/} in it). Immutable; thread-safe.
+ * process.spec.env.<NAME>}, limits from {@code process.memory}, {@code process.cpus} and {@code
+ * process.pids-limit} (none by default), and working directory {@code "."}, meaning the sandbox's
+ * own directory (its workspace is {@code workspace/} in it). Immutable; thread-safe.
  */
 final class ProcessSpecService implements SandboxSpecService {
   private final SandboxSpec spec;
@@ -22,6 +23,7 @@ final class ProcessSpecService implements SandboxSpecService {
             .command(List.of())
             .env(settings.specEnv())
             .workingDir(".")
+            .resources(settings.specResources())
             .build();
   }
 

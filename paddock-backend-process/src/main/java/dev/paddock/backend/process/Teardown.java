@@ -11,9 +11,9 @@ import java.util.Optional;
 /**
  * Removes a sandbox: SIGTERM to the agent (its shutdown hook stops its commands), up to the grace
  * for it to exit, then SIGKILL to every process left in its freezer and every process carrying its
- * label, then its cgroup and its directory. Every step runs even when an earlier one failed; the
- * first failure is thrown with the others suppressed. A sandbox that is already gone passes through
- * every step as a no-op.
+ * label, then its cgroups (freezer and limits) and its directory. Every step runs even when an
+ * earlier one failed; the first failure is thrown with the others suppressed. A sandbox that is
+ * already gone passes through every step as a no-op.
  */
 final class Teardown {
   private static final Duration GONE = Duration.ofSeconds(10);
@@ -38,6 +38,7 @@ final class Teardown {
     step(failures, freezer::killAll);
     step(failures, () -> killLabelled(marker.sandboxId()));
     step(failures, freezer::remove);
+    step(failures, () -> CgroupLimits.remove(marker.limitCgroups(), marker.sandboxId()));
     step(failures, () -> deleteDirectory(layout));
     if (!failures.isEmpty()) {
       SandboxException error =

@@ -54,17 +54,28 @@ class ParsingTest {
   }
 
   @Test
-  void durationsTakeShortAndIsoForms() {
-    Map<String, String> settings = Map.of("a", "500ms", "b", "5s", "c", "2m", "d", "PT3S");
-    Duration none = Duration.ZERO;
-    assertThat(ProcessSettings.duration(settings, "a", none)).isEqualTo(Duration.ofMillis(500));
-    assertThat(ProcessSettings.duration(settings, "b", none)).isEqualTo(Duration.ofSeconds(5));
-    assertThat(ProcessSettings.duration(settings, "c", none)).isEqualTo(Duration.ofMinutes(2));
-    assertThat(ProcessSettings.duration(settings, "d", none)).isEqualTo(Duration.ofSeconds(3));
-    assertThat(ProcessSettings.duration(settings, "e", none)).isEqualTo(none);
+  void settingsAreTypedAndErrorsNameTheSetting() {
+    ProcessSettings parsed =
+        ProcessSettings.from(
+            Map.of(
+                "process.ready-timeout", "500ms",
+                "process.stop-grace", "2m",
+                "process.log-max-bytes", "2k",
+                "process.memory", "256m",
+                "process.pids-limit", "300"));
+    assertThat(parsed.readyTimeout()).isEqualTo(Duration.ofMillis(500));
+    assertThat(parsed.stopGrace()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(parsed.logMaxBytes()).isEqualTo(2048);
+    assertThat(parsed.specResources().memoryBytes()).hasValue(256L << 20);
+    assertThat(parsed.specResources().pids()).hasValue(300);
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> ProcessSettings.duration(Map.of("x", "5 parsecs"), "x", none))
-        .withMessageContaining("x");
+        .isThrownBy(() -> ProcessSettings.from(Map.of("process.log-max-bytes", "lots")))
+        .withMessageContaining("process.log-max-bytes='lots'")
+        .withMessageContaining("512m");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> ProcessSettings.from(Map.of("process.freezer", "ice")))
+        .withMessageContaining("process.freezer='ice'")
+        .withMessageContaining("cgroup-v1");
   }
 
   @Test

@@ -51,7 +51,15 @@ class RestartAdoptionTest {
     long startTime = ProcFs.system().stat(pid).orElseThrow().startTime();
     Marker stale =
         new Marker(
-            id, pid, startTime + 1, 40000, SignalFreezer.KIND, Optional.empty(), Instant.now());
+            id,
+            pid,
+            startTime + 1,
+            40000,
+            SignalFreezer.KIND,
+            Optional.empty(),
+            Instant.now(),
+            java.util.List.of(),
+            java.util.List.of());
     stale.write(dir.resolve("paddock.json"));
 
     assertThat(backend.list()).isEmpty();

@@ -2,6 +2,7 @@ package dev.paddock.backend.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.jr.ob.JSON;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
@@ -144,6 +145,25 @@ final class SandboxFixture implements BeforeEachCallback, AfterEachCallback {
     assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
   }
 
+  /** Runs {@code command} through the agent and returns its JSON result. */
+  Map<String, Object> exec(RuntimeHandle handle, String command, int timeoutSeconds)
+      throws IOException, InterruptedException {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("command", command);
+    body.put("timeout", timeoutSeconds);
+    HttpRequest request =
+        HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port(handle) + "/api/bash/execute_bash_command"))
+            .timeout(Duration.ofSeconds(timeoutSeconds + 30L))
+            .header("X-Session-API-Key", KEY)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(JSON.std.asString(body)))
+            .build();
+    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    return JSON.std.mapFrom(response.body());
+  }
+
   /** Live processes labelled with an id of this test. */
   List<Long> leakedProcesses() {
     ProcFs procFs = ProcFs.system();
@@ -177,7 +197,12 @@ final class SandboxFixture implements BeforeEachCallback, AfterEachCallback {
   List<Path> leakedCgroups() {
     List<Path> left = new ArrayList<>();
     for (Optional<Path> hierarchy :
-        List.of(Freezers.CgroupHierarchy.v1Freezer(), Freezers.CgroupHierarchy.v2())) {
+        List.of(
+            Freezers.CgroupHierarchy.v1("freezer"),
+            Freezers.CgroupHierarchy.v1("memory"),
+            Freezers.CgroupHierarchy.v1("pids"),
+            Freezers.CgroupHierarchy.v1("cpu"),
+            Freezers.CgroupHierarchy.v2())) {
       Path paddock = hierarchy.map(h -> h.resolve("paddock")).orElse(Path.of("/nonexistent"));
       if (Files.isDirectory(paddock)) {
         try (Stream<Path> children = Files.list(paddock)) {

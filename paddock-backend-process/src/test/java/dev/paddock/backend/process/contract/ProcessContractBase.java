@@ -27,11 +27,7 @@ abstract class ProcessContractBase extends SandboxServiceContract {
   private final Path dataDir;
   private TestDatabase database;
 
-  private static final List<Path> CGROUP_ROOTS =
-      List.of(
-          Path.of("/sys/fs/cgroup/freezer/paddock"),
-          Path.of("/sys/fs/cgroup/unified/paddock"),
-          Path.of("/sys/fs/cgroup/paddock"));
+  private static final List<Path> CGROUP_ROOTS = CgroupRoots.all();
 
   private final java.util.Set<Path> cgroupsBefore;
 

@@ -1,0 +1,84 @@
+package dev.paddock.cli;
+
+import dev.paddock.api.settings.Setting;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The settings {@code paddock server} itself reads: where it listens, which backend, the store, the
+ * secrets it starts from, logging and metrics.
+ */
+final class ServerSettings {
+  static final Setting<String> HOST =
+      Setting.string("PADDOCK_HOST", "the address the REST API binds").withDefault("127.0.0.1");
+  static final Setting<Integer> PORT =
+      Setting.integer("PADDOCK_PORT", "the REST API's port (0: any free port)", 0, 65535)
+          .withDefault(3000);
+  static final Setting<String> RUNTIME =
+      Setting.string("RUNTIME", "the backend: process (also local) or docker")
+          .withDefault("process");
+  static final Setting<String> ADMIN_KEY =
+      Setting.string(
+              "PADDOCK_ADMIN_KEY", "the first admin's API key on an empty store (else generated)")
+          .secret();
+  static final Setting<String> MASTER_SECRET =
+      Setting.string(
+              "PADDOCK_MASTER_SECRET",
+              "the secret agent admin keys are derived from; the same on every replica (at least"
+                  + " 32 bytes)")
+          .requiring(v -> v.getBytes(StandardCharsets.UTF_8).length >= 32, "at least 32 bytes")
+          .withDefaultText("<data dir>/master.secret, created on first start")
+          .secret();
+  static final Setting<String> DATABASE_URL =
+      Setting.string("PADDOCK_DATABASE_URL", "a PostgreSQL JDBC URL")
+          .withDefaultText("SQLite in the data directory");
+  static final Setting<String> DATABASE_USER =
+      Setting.string("PADDOCK_DATABASE_USER", "the database user").withDefault("");
+  static final Setting<String> DATABASE_PASSWORD =
+      Setting.string("PADDOCK_DATABASE_PASSWORD", "the database password").secret();
+  static final Setting<Duration> RECONCILE =
+      Setting.duration(
+              "PADDOCK_RECONCILE_SECONDS",
+              "how often runtimes are reconciled with the store (adopt, fail, reap)")
+          .requiring(d -> !d.isZero(), "a positive duration such as 10 (seconds) or 500ms")
+          .withDefault(Duration.ofSeconds(10));
+  static final Setting<String> METRICS_KEY =
+      Setting.string("PADDOCK_METRICS_KEY", "a key /metrics requires (Bearer); unset: open")
+          .secret();
+  static final Setting<String> LOG_FORMAT =
+      Setting.oneOf("PADDOCK_LOG_FORMAT", "log lines as text or as JSON objects", "text", "json")
+          .withDefault("text");
+
+  // Webhook quotas (PADDOCK_WEBHOOK_*): the webhook slice declares them in this list.
+
+  static final List<Setting<?>> ALL =
+      List.of(
+          HOST,
+          PORT,
+          RUNTIME,
+          ADMIN_KEY,
+          MASTER_SECRET,
+          DATABASE_URL,
+          DATABASE_USER,
+          DATABASE_PASSWORD,
+          RECONCILE,
+          METRICS_KEY,
+          LOG_FORMAT);
+
+  /**
+   * Names under the checked prefixes that other programs read (the CLI client, the agent, tests),
+   * so seeing them in the server's environment is no typo.
+   */
+  static final List<String> KNOWN_ELSEWHERE =
+      List.of(
+          "PADDOCK_URL",
+          "PADDOCK_API_KEY",
+          "PADDOCK_AGENT_ADMIN_KEY",
+          "PADDOCK_SANDBOX_ID",
+          "PADDOCK_MANAGED",
+          "PADDOCK_CALLBACK_URL",
+          "PADDOCK_TEST_");
+
+  private ServerSettings() {}
+}
