@@ -176,7 +176,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
   @Override
   public SandboxInfo waitUntilRunning(Caller caller, String sandboxId, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    visible(caller, sandboxId).orElseThrow(() -> SandboxLifecycle.notFound(sandboxId));
+    visible(caller, sandboxId).orElseThrow(() -> LifecycleErrors.notFound(sandboxId));
     lifecycle.inFlight(sandboxId).ifPresent(f -> await(f, sandboxId, deadline));
     long backoffNanos = TimeUnit.MILLISECONDS.toNanos(20);
     while (true) {
