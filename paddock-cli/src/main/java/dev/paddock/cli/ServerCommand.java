@@ -15,6 +15,7 @@ import dev.paddock.controlplane.ControlPlaneConfig;
 import dev.paddock.controlplane.ControlPlaneSandboxService;
 import dev.paddock.controlplane.ForwardedEnvironment;
 import dev.paddock.controlplane.SandboxEvents;
+import dev.paddock.controlplane.SandboxLimits;
 import dev.paddock.server.ApiServer;
 import dev.paddock.server.Metrics;
 import dev.paddock.store.SandboxStore;
@@ -148,6 +149,11 @@ final class ServerCommand implements Callable<Integer> {
           } catch (RuntimeException e) {
             System.err.println("paddock: reconcile failed (next pass retries): " + e);
           }
+          try {
+            service.enforceLifetimes();
+          } catch (RuntimeException e) {
+            System.err.println("paddock: lifetime pass failed (next pass retries): " + e);
+          }
         },
         seconds,
         seconds,
@@ -233,6 +239,7 @@ final class ServerCommand implements Callable<Integer> {
     config.pauseOldest(
         Boolean.parseBoolean(settings.getOrDefault("PADDOCK_PAUSE_OLDEST", "false")));
     config.archives(archiveSettings(settings));
+    config.limits(SandboxLimits.fromSettings(settings));
     config.archiveStore(archiveStore);
     return config.build();
   }

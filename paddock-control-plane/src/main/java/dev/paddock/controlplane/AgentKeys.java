@@ -8,8 +8,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The keys of sandboxes' agents: making session keys, deriving admin keys, and telling a running
- * agent which session keys to accept (rotate) or to accept none (revoke). Thread-safe.
+ * The keys of sandboxes' agents: deriving session and admin keys (see {@link SessionKeys}), and
+ * telling a running agent which session keys to accept (rotate) or to accept none (revoke).
+ * Thread-safe.
  */
 final class AgentKeys {
   private static final Logger LOG = LoggerFactory.getLogger(AgentKeys.class);
@@ -24,8 +25,13 @@ final class AgentKeys {
     this.views = views;
   }
 
-  String newSessionKey() {
-    return keys.newSessionKey();
+  long firstGeneration() {
+    return keys.firstGeneration();
+  }
+
+  /** The session key of a sandbox at a generation (derived, never stored). */
+  String sessionKey(String sandboxId, long generation) {
+    return keys.sessionKey(sandboxId, generation);
   }
 
   String adminKey(String sandboxId) {

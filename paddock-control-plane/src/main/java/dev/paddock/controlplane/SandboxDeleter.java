@@ -31,7 +31,7 @@ final class SandboxDeleter {
       deleteArchived(id);
       return;
     }
-    if (context.records().change(id, r -> r.withSessionKeyHash(none())).isEmpty()) {
+    if (context.records().change(id, SandboxDeleter::revoked).isEmpty()) {
       return;
     }
     try (SandboxPermits.Permit permit = context.awaitPermit(id, "deleted (its key is revoked)")) {
@@ -57,9 +57,14 @@ final class SandboxDeleter {
             Optional.of(id),
             e);
       }
-      context.records().change(id, r -> r.withSessionKeyHash(none()));
+      context.records().change(id, SandboxDeleter::revoked);
       deleteHeld(id);
     }
+  }
+
+  /** The key revoked for good: hash cleared, generation advanced past it. */
+  private static SandboxRecord revoked(SandboxRecord record) {
+    return record.withKey(record.keyGeneration() + 1, none());
   }
 
   private void deleteHeld(String id) {

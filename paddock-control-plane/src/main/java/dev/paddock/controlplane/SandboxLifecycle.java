@@ -3,6 +3,7 @@ package dev.paddock.controlplane;
 import dev.paddock.api.Caller;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxSpecService;
+import dev.paddock.api.StartRequest;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.store.SandboxStore;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 final class SandboxLifecycle {
   private final LifecycleContext context;
   private final InitialSnapshots snapshots;
+  private final StartPlans plans;
   private final SandboxStarter starter;
   private final SandboxPauser pauser;
   private final SandboxResumer resumer;
@@ -51,7 +53,8 @@ final class SandboxLifecycle {
     this.pauser = new SandboxPauser(context);
     Capacity capacity = new Capacity(store, config, pauser::pauseVictim);
     this.snapshots = new InitialSnapshots(context, archiver);
-    this.starter = new SandboxStarter(context, specs, capacity, snapshots);
+    this.plans = new StartPlans(specs, config.limits());
+    this.starter = new SandboxStarter(context, plans, capacity, snapshots);
     this.resumer = new SandboxResumer(context, capacity);
     this.capture = new WorkspaceCapture(context, archiver);
     this.deleter = new SandboxDeleter(context, capture);
@@ -75,8 +78,16 @@ final class SandboxLifecycle {
     return context.inFlight().all();
   }
 
-  SandboxInfo start(Caller caller, Optional<String> specId, Optional<String> requestedId) {
-    return starter.start(caller, specId, requestedId);
+  SandboxInfo start(Caller caller, StartRequest request) {
+    return starter.start(caller, request);
+  }
+
+  StartPlans plans() {
+    return plans;
+  }
+
+  AgentKeys keys() {
+    return context.keys();
   }
 
   void pause(String id) {

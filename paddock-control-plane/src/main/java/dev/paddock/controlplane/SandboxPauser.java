@@ -11,8 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Pauses sandboxes, on request or to make room (pause-oldest). Order: revoke the key in the store,
- * revoke it at the agent (best effort), freeze, record PAUSED.
+ * Pauses sandboxes, on request or to make room (pause-oldest). Order: revoke the key in the store
+ * (its generation advances, so the derived key is never valid again), revoke it at the agent (best
+ * effort), freeze, record PAUSED.
  */
 final class SandboxPauser {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxPauser.class);
@@ -57,7 +58,7 @@ final class SandboxPauser {
   /** Pauses a RUNNING sandbox whose permit the caller holds. */
   void pauseHeld(SandboxRecord record) {
     String id = record.id();
-    context.records().change(id, r -> r.withSessionKeyHash(none()));
+    context.records().change(id, r -> r.withKey(r.keyGeneration() + 1, none()));
     RuntimeHandle handle = LifecycleErrors.requireRuntime(record);
     context.keys().revokeAtAgent(handle);
     try {

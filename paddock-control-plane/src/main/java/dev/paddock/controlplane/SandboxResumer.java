@@ -10,6 +10,7 @@ import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.store.SandboxRecord;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -57,7 +58,8 @@ final class SandboxResumer {
         id,
         () -> context.records().change(id, r -> r.withStatus(SandboxStatus.STARTING, none())));
     RuntimeHandle handle = thaw(paused);
-    String key = context.keys().newSessionKey();
+    long generation = paused.keyGeneration() + 1;
+    String key = context.keys().sessionKey(id, generation);
     String keyHash = KeyDigest.sha256Hex(key);
     Optional<String> url = context.views().agentUrl(handle);
     try {
@@ -76,11 +78,23 @@ final class SandboxResumer {
             .change(
                 id,
                 r ->
-                    r.withRuntime(Optional.of(handle))
-                        .withSessionKeyHash(Optional.of(keyHash))
+                    resumedLifetime(r)
+                        .withRuntime(Optional.of(handle))
+                        .withKey(generation, Optional.of(keyHash))
                         .withStatus(SandboxStatus.RUNNING, none()))
             .orElseThrow(() -> LifecycleErrors.notFound(id));
     return context.views().issued(running, context.views().live(running).exposedUrls(), key);
+  }
+
+  /**
+   * A resume is activity, and a sandbox paused by its timeout gets its lifetime again (E2B's
+   * resume), so neither lifetime fires at once.
+   */
+  private SandboxRecord resumedLifetime(SandboxRecord record) {
+    Instant now = context.config().clock().instant();
+    return record
+        .withTimeoutAt(record.timeoutAt().or(() -> record.settings().timeout().map(now::plus)))
+        .withLastActivityAt(Optional.of(now));
   }
 
   private RuntimeHandle thaw(SandboxRecord paused) {

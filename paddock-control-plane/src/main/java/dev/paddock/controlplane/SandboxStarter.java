@@ -6,8 +6,8 @@ import dev.paddock.api.Caller;
 import dev.paddock.api.KeyDigest;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxSpec;
-import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.StartRequest;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
@@ -36,25 +36,24 @@ final class SandboxStarter {
   private static final HexFormat HEX = HexFormat.of();
 
   private final LifecycleContext context;
-  private final SandboxSpecService specs;
+  private final StartPlans plans;
   private final Capacity capacity;
   private final InitialSnapshots snapshots;
   private final SecureRandom random = new SecureRandom();
 
   SandboxStarter(
-      LifecycleContext context,
-      SandboxSpecService specs,
-      Capacity capacity,
-      InitialSnapshots snapshots) {
+      LifecycleContext context, StartPlans plans, Capacity capacity, InitialSnapshots snapshots) {
     this.context = context;
-    this.specs = specs;
+    this.plans = plans;
     this.capacity = capacity;
     this.snapshots = snapshots;
   }
 
-  SandboxInfo start(Caller caller, Optional<String> specId, Optional<String> requestedId) {
-    SandboxSpec spec = resolveSpec(specId);
-    String id = requestedId.map(SandboxStarter::validId).orElseGet(this::newId);
+  SandboxInfo start(Caller caller, StartRequest request) {
+    Instant now = context.config().clock().instant();
+    StartPlans.Plan plan = plans.plan(request, now);
+    SandboxSpec spec = plan.spec();
+    String id = request.sandboxId().map(SandboxStarter::validId).orElseGet(this::newId);
     SandboxPermits.Permit permit =
         context
             .permits()
@@ -64,11 +63,18 @@ final class SandboxStarter {
     String key;
     SandboxRecord record;
     try {
-      key = context.keys().newSessionKey();
+      long generation = context.keys().firstGeneration();
+      key = context.keys().sessionKey(id, generation);
       String keyHash = KeyDigest.sha256Hex(key);
       // Registered before the record exists, so a waiter never finds STARTING without a future.
       done = context.inFlight().begin(id);
-      record = capacity.admit(caller.userId(), id, () -> insert(id, caller, spec, keyHash));
+      record =
+          capacity.admit(
+              caller.userId(),
+              id,
+              () ->
+                  insert(
+                      newRecord(id, caller, plan, now).withKey(generation, Optional.of(keyHash))));
       CompletableFuture<Void> started = done;
       Thread.ofVirtual()
           .name("paddock-start-" + id)
@@ -81,18 +87,6 @@ final class SandboxStarter {
       throw e;
     }
     return context.views().issued(record, List.of(), key);
-  }
-
-  private SandboxSpec resolveSpec(Optional<String> specId) {
-    if (specId.isEmpty()) {
-      return specs.defaultSpec();
-    }
-    return specs
-        .get(specId.get())
-        .orElseThrow(
-            () ->
-                new IllegalArgumentException(
-                    "unknown sandbox spec '" + specId.get() + "'; list the specs to pick one"));
   }
 
   private static String validId(String id) {
@@ -112,31 +106,44 @@ final class SandboxStarter {
     return "sb-" + HEX.formatHex(bytes);
   }
 
+  /**
+   * The same answer whoever holds the id (the caller, another user, a create under way): ids are
+   * one namespace for all users, so "not available" cannot be hidden, but the owner is never named.
+   */
   private static IllegalArgumentException idTaken(String id) {
-    return new IllegalArgumentException("sandbox id '" + id + "' is taken; choose another");
+    return new IllegalArgumentException(
+        "sandbox id '"
+            + id
+            + "' is taken (ids are unique across all users, including deleted ones still being"
+            + " torn down); choose another");
   }
 
-  private SandboxRecord insert(String id, Caller caller, SandboxSpec spec, String keyHash) {
-    if (context.store().find(id).isPresent()) {
-      throw idTaken(id);
+  private SandboxRecord newRecord(String id, Caller caller, StartPlans.Plan plan, Instant now) {
+    return new SandboxRecord(
+        id,
+        caller.userId(),
+        plan.spec().id(),
+        SandboxStatus.STARTING,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        now,
+        now,
+        0,
+        plan.settings(),
+        plan.timeoutAt(),
+        Optional.of(now),
+        0);
+  }
+
+  private SandboxRecord insert(SandboxRecord record) {
+    if (context.store().find(record.id()).isPresent()) {
+      throw idTaken(record.id());
     }
-    Instant now = context.config().clock().instant();
-    SandboxRecord record =
-        new SandboxRecord(
-            id,
-            caller.userId(),
-            spec.id(),
-            SandboxStatus.STARTING,
-            Optional.of(keyHash),
-            Optional.empty(),
-            Optional.empty(),
-            now,
-            now,
-            0);
     try {
       return context.store().insert(record);
     } catch (ConflictException e) {
-      throw idTaken(id);
+      throw idTaken(record.id());
     }
   }
 

@@ -78,7 +78,6 @@ public final class ApiServer implements AutoCloseable {
           "cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
     }
     Authenticator auth = new Authenticator(store);
-    SessionKeyCache keys = new SessionKeyCache();
     Router router = new Router(4L << 20, List.of(), exchange -> true, () -> {});
     router
         .add("GET", "/alive", call -> call.sendJson(200, Map.of("status", "ok")))
@@ -98,7 +97,7 @@ public final class ApiServer implements AutoCloseable {
               call.setHeader("Content-Type", "application/json");
               call.send(200, openApi());
             });
-    new SandboxRoutes(sandboxes, auth, keys).register(router);
+    new SandboxRoutes(sandboxes, auth).register(router);
     new SpecRoutes(specs, auth).register(router);
     new ArchiveRoutes(archives, auth).register(router);
     new UserRoutes(store, auth, Clock.systemUTC()).register(router);
