@@ -17,6 +17,17 @@ public final class KeyDigest {
     return HexFormat.of().formatHex(sha256(key));
   }
 
+  /** Whether {@code key} hashes to {@code hexDigest}, compared in constant time. */
+  public static boolean matches(String key, String hexDigest) {
+    byte[] expected;
+    try {
+      expected = HexFormat.of().parseHex(hexDigest);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+    return MessageDigest.isEqual(sha256(key), expected);
+  }
+
   /** The raw digest, for constant-time comparison. */
   public static byte[] sha256(String key) {
     try {

@@ -12,11 +12,18 @@ import java.util.Optional;
  * @param createdByUserId the owner, when the sandbox has one
  * @param sandboxSpecId the spec it was made from
  * @param status its live status
- * @param sessionApiKey the key for its agent-server; only present when RUNNING and only in the
- *     reply that issued it (start, resume): the control plane keeps only its hash
+ * @param sessionApiKey the key for its agent-server; only present when RUNNING, for its owner (the
+ *     control plane keeps only its hash and derives the key again when the owner asks)
  * @param exposedUrls its URLs; empty unless RUNNING
  * @param createdAt when it was created
  * @param statusDetail a short, safe explanation of the status (never raw runtime output)
+ * @param settings what it was created with: image, labels, effective resources and working
+ *     directory, idle timeout and the lifetime actions
+ * @param timeoutAt when its lifetime ends (then {@code settings.onTimeout()}); empty: never
+ * @param lastActivityAt when it was last seen active (an API call that reached its agent, or work
+ *     running in it), as far as the control plane knows
+ * @param unenforcedLimits the names ({@code cpus}, {@code memory}, {@code pids}, {@code disk}) of
+ *     the asked-for limits its backend could not enforce; empty when all were or none was asked
  */
 public record SandboxInfo(
     String id,
@@ -26,7 +33,11 @@ public record SandboxInfo(
     Optional<String> sessionApiKey,
     List<ExposedUrl> exposedUrls,
     Instant createdAt,
-    Optional<String> statusDetail) {
+    Optional<String> statusDetail,
+    SandboxSettings settings,
+    Optional<Instant> timeoutAt,
+    Optional<Instant> lastActivityAt,
+    List<String> unenforcedLimits) {
   public SandboxInfo {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(createdByUserId, "createdByUserId");
@@ -36,6 +47,35 @@ public record SandboxInfo(
     exposedUrls = List.copyOf(exposedUrls);
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(statusDetail, "statusDetail");
+    Objects.requireNonNull(settings, "settings");
+    Objects.requireNonNull(timeoutAt, "timeoutAt");
+    Objects.requireNonNull(lastActivityAt, "lastActivityAt");
+    unenforcedLimits = List.copyOf(unenforcedLimits);
+  }
+
+  /** A sandbox with no settings beyond its spec (OpenHands' shape). */
+  public SandboxInfo(
+      String id,
+      Optional<String> createdByUserId,
+      String sandboxSpecId,
+      SandboxStatus status,
+      Optional<String> sessionApiKey,
+      List<ExposedUrl> exposedUrls,
+      Instant createdAt,
+      Optional<String> statusDetail) {
+    this(
+        id,
+        createdByUserId,
+        sandboxSpecId,
+        status,
+        sessionApiKey,
+        exposedUrls,
+        createdAt,
+        statusDetail,
+        SandboxSettings.NONE,
+        Optional.empty(),
+        Optional.empty(),
+        List.of());
   }
 
   /** The agent-server's URL, when exposed. */
@@ -54,6 +94,17 @@ public record SandboxInfo(
   /** The same sandbox carrying {@code key} (or none). */
   public SandboxInfo withKey(Optional<String> key) {
     return new SandboxInfo(
-        id, createdByUserId, sandboxSpecId, status, key, exposedUrls, createdAt, statusDetail);
+        id,
+        createdByUserId,
+        sandboxSpecId,
+        status,
+        key,
+        exposedUrls,
+        createdAt,
+        statusDetail,
+        settings,
+        timeoutAt,
+        lastActivityAt,
+        unenforcedLimits);
   }
 }

@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  * </pre>
  */
 public final class ControlPlaneBench {
-  private static final String ADMIN_KEY = "pdk_bench-admin-key-0123456789abcdef0123456789";
+  static final String ADMIN_KEY = "pdk_bench-admin-key-0123456789abcdef0123456789";
   private static final Pattern LISTENING = Pattern.compile("listening on http://[^:]+:(\\d+)");
   private static final Pattern ID = Pattern.compile("\"id\":\"([^\"]+)\"");
 
@@ -157,14 +157,13 @@ public final class ControlPlaneBench {
     }
   }
 
-  private record Server(ChildProcess child, int port) {
+  record Server(ChildProcess child, int port) {
     long pid() {
       return child.pid();
     }
   }
 
-  private static Server startServer(Checkout checkout, Path data, Cleanup cleanup)
-      throws IOException {
+  static Server startServer(Checkout checkout, Path data, Cleanup cleanup) throws IOException {
     ProcessBuilder builder = checkout.paddockServer(data);
     builder.environment().put("PADDOCK_ADMIN_KEY", ADMIN_KEY);
     builder.environment().put("PADDOCK_RECONCILE_SECONDS", "3600");
@@ -266,14 +265,14 @@ public final class ControlPlaneBench {
     }
   }
 
-  private static void require(HttpConnection.Reply reply, int status) throws IOException {
+  static void require(HttpConnection.Reply reply, int status) throws IOException {
     if (reply.status() != status) {
       throw new IOException(
           "expected HTTP " + status + ", got " + reply.status() + ": " + reply.text());
     }
   }
 
-  private static String id(HttpConnection.Reply reply) throws IOException {
+  static String id(HttpConnection.Reply reply) throws IOException {
     Matcher m = ID.matcher(reply.text());
     if (!m.find()) {
       throw new IOException("no sandbox id in " + reply.text());

@@ -18,6 +18,7 @@ import dev.paddock.controlplane.ControlPlaneSandboxService;
 import dev.paddock.controlplane.ControlPlaneSettings;
 import dev.paddock.controlplane.ForwardedEnvironment;
 import dev.paddock.controlplane.SandboxEvents;
+import dev.paddock.controlplane.SandboxLimits;
 import dev.paddock.server.ApiServer;
 import dev.paddock.server.Metrics;
 import dev.paddock.store.SandboxStore;
@@ -167,6 +168,11 @@ final class ServerCommand implements Callable<Integer> {
           } catch (RuntimeException e) {
             System.err.println("paddock: reconcile failed (next pass retries): " + e);
           }
+          try {
+            service.enforceLifetimes();
+          } catch (RuntimeException e) {
+            System.err.println("paddock: lifetime pass failed (next pass retries): " + e);
+          }
         },
         every.toMillis(),
         every.toMillis(),
@@ -231,6 +237,7 @@ final class ServerCommand implements Callable<Integer> {
     config.startTimeout(settings.get(ControlPlaneSettings.START_TIMEOUT));
     config.pauseOldest(settings.get(ControlPlaneSettings.PAUSE_OLDEST));
     config.archives(ArchiveSettings.fromSettings(settings));
+    config.limits(SandboxLimits.fromSettings(settings));
     config.archiveStore(archiveStore);
     return config.build();
   }

@@ -1,10 +1,15 @@
 package dev.paddock.client;
 
 import dev.paddock.api.ExposedUrl;
+import dev.paddock.api.LifetimeAction;
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
+import dev.paddock.api.Resources;
+import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxInfo;
+import dev.paddock.api.SandboxSettings;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.StartRequest;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
@@ -14,6 +19,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
  * A client of the control plane's REST API. Create with {@link #connect(URI, String)}; every call
@@ -43,11 +51,90 @@ public final class PaddockClient {
             http.request(query.toString()).POST(HttpRequest.BodyPublishers.noBody()).build()));
   }
 
+  /**
+   * Creates a sandbox as {@code request} asks (image, env, resources, labels, lifetimes); with
+   * {@code wait}, returns once it is RUNNING and its agent answers.
+   */
+  public SandboxInfo create(StartRequest request, boolean wait, Duration timeout) {
+    StringBuilder query = new StringBuilder("/api/v1/sandboxes?wait=").append(wait);
+    if (wait) {
+      query.append("&timeout=").append(Math.max(1, timeout.toSeconds()));
+    }
+    return sandbox(
+        http.object(
+            http.request(query.toString())
+                .header("Content-Type", "application/json")
+                .POST(Http.body(createBody(request)))
+                .build()));
+  }
+
+  private static Map<String, Object> createBody(StartRequest request) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    request.specId().ifPresent(v -> body.put("sandbox_spec_id", v));
+    request.sandboxId().ifPresent(v -> body.put("sandbox_id", v));
+    request.image().ifPresent(v -> body.put("image", v));
+    if (!request.env().isEmpty()) {
+      body.put("env", request.env());
+    }
+    if (!request.labels().isEmpty()) {
+      body.put("labels", request.labels());
+    }
+    Map<String, Object> resources = resourcesBody(request.resources());
+    if (!resources.isEmpty()) {
+      body.put("resources", resources);
+    }
+    request.workingDir().ifPresent(v -> body.put("working_dir", v));
+    request.timeout().ifPresent(v -> body.put("timeout", v.toSeconds()));
+    request.idleTimeout().ifPresent(v -> body.put("idle_timeout", v.toSeconds()));
+    request.onTimeout().ifPresent(v -> body.put("on_timeout", v.wireName()));
+    request.onIdle().ifPresent(v -> body.put("on_idle", v.wireName()));
+    return body;
+  }
+
+  private static Map<String, Object> resourcesBody(Resources r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    r.cpus().ifPresent(v -> m.put("cpus", v));
+    r.memoryBytes().ifPresent(v -> m.put("memory", v));
+    r.pids().ifPresent(v -> m.put("pids", v));
+    r.diskBytes().ifPresent(v -> m.put("disk", v));
+    return m;
+  }
+
   public Page<SandboxInfo> list(PageRequest page) {
-    String query =
-        "/api/v1/sandboxes/search?limit="
-            + page.limit()
-            + page.pageId().map(p -> "&page_id=" + Http.encode(p)).orElse("");
+    return list(SandboxFilter.ALL, page);
+  }
+
+  /** The sandboxes matching {@code filter} (statuses, every label, spec), newest first. */
+  public Page<SandboxInfo> list(SandboxFilter filter, PageRequest page) {
+    StringBuilder query = new StringBuilder("/api/v1/sandboxes/search?limit=").append(page.limit());
+    page.pageId().ifPresent(p -> query.append("&page_id=").append(Http.encode(p)));
+    filter.statuses().forEach(s -> query.append("&status=").append(s.name()));
+    filter.labels().forEach((k, v) -> query.append("&label=").append(Http.encode(k + "=" + v)));
+    filter.specId().ifPresent(s -> query.append("&sandbox_spec_id=").append(Http.encode(s)));
+    return page(query.toString());
+  }
+
+  /** Replaces a sandbox's labels. */
+  public SandboxInfo setLabels(String sandboxId, Map<String, String> labels) {
+    return sandbox(
+        http.object(
+            http.request("/api/v1/sandboxes/" + Http.encode(sandboxId))
+                .header("Content-Type", "application/json")
+                .method("PATCH", Http.body(Map.of("labels", labels)))
+                .build()));
+  }
+
+  /** Moves the end of a sandbox's lifetime to {@code timeout} from now. */
+  public SandboxInfo keepAlive(String sandboxId, Duration timeout) {
+    return sandbox(
+        http.object(
+            http.request("/api/v1/sandboxes/" + Http.encode(sandboxId) + "/keepalive")
+                .header("Content-Type", "application/json")
+                .POST(Http.body(Map.of("timeout", Math.max(1, timeout.toSeconds()))))
+                .build()));
+  }
+
+  private Page<SandboxInfo> page(String query) {
     Map<String, Object> reply = http.object(http.request(query).GET().build());
     List<SandboxInfo> items = new ArrayList<>();
     for (Object item : (List<?>) reply.get("items")) {
@@ -99,8 +186,7 @@ public final class PaddockClient {
                         409,
                         "no session key for sandbox "
                             + sandbox.id()
-                            + " from this control plane (it keeps keys in memory only); pause and"
-                            + " resume it to get a new one"));
+                            + ": it is shown only to its owner while it is RUNNING"));
     return new AgentClient(URI.create(url.endsWith("/") ? url : url + "/"), key);
   }
 
@@ -215,6 +301,51 @@ public final class PaddockClient {
         Optional.ofNullable((String) m.get("session_api_key")),
         urls,
         Instant.parse((String) m.get("created_at")),
-        Optional.ofNullable((String) m.get("status_detail")));
+        Optional.ofNullable((String) m.get("status_detail")),
+        settings(m),
+        instant(m.get("timeout_at")),
+        instant(m.get("last_activity_at")),
+        m.get("resources_unenforced") instanceof List<?> l
+            ? l.stream().map(String::valueOf).toList()
+            : List.of());
+  }
+
+  private static SandboxSettings settings(Map<String, Object> m) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    if (m.get("labels") instanceof Map<?, ?> map) {
+      map.forEach((k, v) -> labels.put(String.valueOf(k), String.valueOf(v)));
+    }
+    return new SandboxSettings(
+        Optional.ofNullable((String) m.get("image")),
+        labels,
+        resources(m.get("resources")),
+        Optional.ofNullable((String) m.get("working_dir")),
+        Optional.empty(),
+        m.get("idle_timeout") instanceof Number n
+            ? Optional.of(Duration.ofSeconds(n.longValue()))
+            : Optional.empty(),
+        action(m.get("on_timeout"), LifetimeAction.DELETE),
+        action(m.get("on_idle"), LifetimeAction.PAUSE));
+  }
+
+  private static Resources resources(Object value) {
+    if (!(value instanceof Map<?, ?> r)) {
+      return Resources.NONE;
+    }
+    return new Resources(
+        r.get("cpus") instanceof Number n
+            ? OptionalDouble.of(n.doubleValue())
+            : OptionalDouble.empty(),
+        r.get("memory") instanceof Number n ? OptionalLong.of(n.longValue()) : OptionalLong.empty(),
+        r.get("pids") instanceof Number n ? OptionalInt.of(n.intValue()) : OptionalInt.empty(),
+        r.get("disk") instanceof Number n ? OptionalLong.of(n.longValue()) : OptionalLong.empty());
+  }
+
+  private static LifetimeAction action(Object value, LifetimeAction fallback) {
+    return value instanceof String s ? LifetimeAction.fromWire("action", s) : fallback;
+  }
+
+  private static Optional<Instant> instant(Object value) {
+    return value instanceof String s ? Optional.of(Instant.parse(s)) : Optional.empty();
   }
 }

@@ -57,6 +57,31 @@ final class AgentAdminClient implements AutoCloseable {
     }
   }
 
+  /**
+   * How long the agent at {@code agentUrl} has had no API call, from its {@code /server_info}
+   * {@code idle_time} (no key needed); empty when it cannot tell.
+   */
+  java.util.Optional<Duration> idleTime(String agentUrl) {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(stripSlash(agentUrl) + "/server_info"))
+            .timeout(timeout)
+            .GET()
+            .build();
+    try {
+      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() == 200
+          && com.fasterxml.jackson.jr.ob.JSON.std.mapFrom(response.body()).get("idle_time")
+              instanceof Number idle) {
+        return java.util.Optional.of(Duration.ofMillis((long) (idle.doubleValue() * 1000)));
+      }
+    } catch (IOException e) {
+      // not answering: unknown
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return java.util.Optional.empty();
+  }
+
   // Digests are 64 hex digits (checked by the agent too), so no JSON escaping is needed.
   private static String body(List<String> digests) {
     return digests.stream()

@@ -27,6 +27,8 @@ import java.util.Optional;
  * @param events told about starts as they succeed or fail (metrics); default none
  * @param archives whether and how workspaces are archived before delete (default off)
  * @param archiveStore where archives go and are read back from; required when archiving is on
+ * @param limits what a create may ask for, and default lifetimes (default: {@link
+ *     SandboxLimits#NONE})
  */
 public record ControlPlaneConfig(
     int maxSandboxes,
@@ -38,7 +40,8 @@ public record ControlPlaneConfig(
     Clock clock,
     SandboxEvents events,
     ArchiveSettings archives,
-    Optional<ArchiveStore> archiveStore) {
+    Optional<ArchiveStore> archiveStore,
+    SandboxLimits limits) {
   /** The fewest bytes a master secret may have. */
   public static final int MIN_SECRET_BYTES = 32;
 
@@ -57,6 +60,7 @@ public record ControlPlaneConfig(
     Objects.requireNonNull(events, "events");
     Objects.requireNonNull(archives, "archives");
     Objects.requireNonNull(archiveStore, "archiveStore");
+    Objects.requireNonNull(limits, "limits");
     if (archives.enabled() && archiveStore.isEmpty()) {
       throw new IllegalArgumentException("archiving is enabled but no archive store is set");
     }
@@ -91,6 +95,8 @@ public record ControlPlaneConfig(
         + clock
         + ", archives="
         + archives
+        + ", limits="
+        + limits
         + "]";
   }
 
@@ -106,6 +112,7 @@ public record ControlPlaneConfig(
     private SandboxEvents events = SandboxEvents.NONE;
     private ArchiveSettings archives = ArchiveSettings.disabled();
     private Optional<ArchiveStore> archiveStore = Optional.empty();
+    private SandboxLimits limits = SandboxLimits.NONE;
 
     private Builder(String masterSecret) {
       this.masterSecret = Objects.requireNonNull(masterSecret, "masterSecret");
@@ -156,6 +163,11 @@ public record ControlPlaneConfig(
       return this;
     }
 
+    public Builder limits(SandboxLimits limits) {
+      this.limits = limits;
+      return this;
+    }
+
     public ControlPlaneConfig build() {
       return new ControlPlaneConfig(
           maxSandboxes,
@@ -167,7 +179,8 @@ public record ControlPlaneConfig(
           clock,
           events,
           archives,
-          archiveStore);
+          archiveStore,
+          limits);
     }
   }
 }

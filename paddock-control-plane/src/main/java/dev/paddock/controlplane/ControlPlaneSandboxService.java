@@ -5,17 +5,21 @@ import dev.paddock.api.KeyDigest;
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
 import dev.paddock.api.SandboxException;
+import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxService;
 import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.SandboxStartException;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.StartRequest;
 import dev.paddock.api.WorkspaceArchives;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -48,6 +52,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
   private final SandboxLifecycle lifecycle;
   private final SandboxViews views;
   private final Reconciler reconciler;
+  private final Lifetimes lifetimes;
   private final Optional<WorkspaceArchiver> archiver;
   private final StoredArchives archives;
 
@@ -74,6 +79,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
     this.views = lifecycle.views();
     this.reconciler =
         new Reconciler(store, backend, config, permits, lifecycle.records(), lifecycle.views());
+    this.lifetimes = new Lifetimes(store, config, views, agents, lifecycle);
   }
 
   /**
@@ -108,13 +114,26 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
     return reconciler.run();
   }
 
+  /**
+   * Pauses or deletes (archiving first when archives are on) every sandbox whose {@code timeoutAt}
+   * passed or that stayed idle for its idle timeout, as its {@code onTimeout}/{@code onIdle} says,
+   * telling {@link SandboxEvents#lifetimeEnded}. Each firing is claimed in the store, so several
+   * control planes calling this act once per sandbox. Safe to call at any time; {@code paddock
+   * server} calls it with every reconcile.
+   *
+   * @return the ids of the sandboxes it paused or deleted
+   */
+  public List<String> enforceLifetimes() {
+    return lifetimes.enforce();
+  }
+
   @Override
-  public Page<SandboxInfo> search(Caller caller, PageRequest page) {
+  public Page<SandboxInfo> search(Caller caller, SandboxFilter filter, PageRequest page) {
     if (!caller.admin() && caller.userId().isEmpty()) {
       return new Page<>(List.of(), Optional.empty());
     }
     Optional<String> owner = caller.admin() ? Optional.empty() : caller.userId();
-    Page<SandboxRecord> records = store.page(owner, page);
+    Page<SandboxRecord> records = store.page(owner, filter, page);
     return new Page<>(records.items().stream().map(views::live).toList(), records.nextPageId());
   }
 
@@ -141,8 +160,62 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
   }
 
   @Override
-  public SandboxInfo start(Caller caller, Optional<String> specId, Optional<String> sandboxId) {
-    return lifecycle.start(caller, specId, sandboxId);
+  public SandboxInfo start(Caller caller, StartRequest request) {
+    return lifecycle.start(caller, request);
+  }
+
+  /**
+   * Derives the key again from the master secret and the stored generation, and gives it only when
+   * it is the one whose hash is stored: never a revoked key, never to anyone but the owner.
+   */
+  @Override
+  public Optional<String> sessionKey(Caller caller, String sandboxId) {
+    return store
+        .find(sandboxId)
+        .filter(r -> ownedBy(caller, r))
+        .filter(r -> r.status() == SandboxStatus.RUNNING && r.sessionKeyHash().isPresent())
+        .flatMap(this::currentKey);
+  }
+
+  private Optional<String> currentKey(SandboxRecord record) {
+    String key = lifecycle.keys().sessionKey(record.id(), record.keyGeneration());
+    return KeyDigest.matches(key, record.sessionKeyHash().orElseThrow())
+        ? Optional.of(key)
+        : Optional.empty();
+  }
+
+  @Override
+  public Optional<SandboxInfo> setLabels(
+      Caller caller, String sandboxId, Map<String, String> labels) {
+    Map<String, String> valid = StartPlans.validLabels(labels);
+    return change(caller, sandboxId, r -> r.withSettings(r.settings().withLabels(valid)));
+  }
+
+  @Override
+  public Optional<SandboxInfo> keepAlive(Caller caller, String sandboxId, Duration timeout) {
+    Duration valid = lifecycle.plans().validTimeout(timeout);
+    return change(caller, sandboxId, r -> extended(r, valid));
+  }
+
+  @Override
+  public Optional<SandboxInfo> keepAlive(Caller caller, String sandboxId) {
+    return visible(caller, sandboxId)
+        .flatMap(r -> keepAlive(caller, sandboxId, lifecycle.plans().renewal(r.settings())));
+  }
+
+  private SandboxRecord extended(SandboxRecord record, Duration timeout) {
+    Instant now = config.clock().instant();
+    return record
+        .withTimeoutAt(Optional.of(now.plus(timeout)))
+        .withLastActivityAt(Optional.of(now));
+  }
+
+  private Optional<SandboxInfo> change(
+      Caller caller, String sandboxId, java.util.function.UnaryOperator<SandboxRecord> change) {
+    if (visible(caller, sandboxId).isEmpty()) {
+      return Optional.empty();
+    }
+    return lifecycle.records().change(sandboxId, change).map(views::live);
   }
 
   @Override
@@ -156,7 +229,17 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
 
   @Override
   public Optional<SandboxInfo> resume(Caller caller, String sandboxId) {
-    return visible(caller, sandboxId).map(r -> lifecycle.resume(sandboxId));
+    return visible(caller, sandboxId)
+        .map(r -> ownedBy(caller, r) ? lifecycle.resume(sandboxId) : withoutKey(sandboxId));
+  }
+
+  // An admin may resume another user's sandbox, but its new key goes to the owner only.
+  private SandboxInfo withoutKey(String sandboxId) {
+    return lifecycle.resume(sandboxId).withoutKey();
+  }
+
+  private static boolean ownedBy(Caller caller, SandboxRecord record) {
+    return caller.userId().isPresent() && caller.userId().equals(record.ownerUserId());
   }
 
   @Override
@@ -176,7 +259,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
   @Override
   public SandboxInfo waitUntilRunning(Caller caller, String sandboxId, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    visible(caller, sandboxId).orElseThrow(() -> SandboxLifecycle.notFound(sandboxId));
+    visible(caller, sandboxId).orElseThrow(() -> LifecycleErrors.notFound(sandboxId));
     lifecycle.inFlight(sandboxId).ifPresent(f -> await(f, sandboxId, deadline));
     long backoffNanos = TimeUnit.MILLISECONDS.toNanos(20);
     while (true) {

@@ -1,5 +1,6 @@
 package dev.paddock.controlplane;
 
+import dev.paddock.api.LifetimeAction;
 import dev.paddock.api.spi.RuntimeFailure;
 import java.time.Duration;
 
@@ -16,4 +17,11 @@ public interface SandboxEvents {
 
   /** A start failed with this class of failure. */
   default void startFailed(String sandboxId, RuntimeFailure.Kind kind) {}
+
+  /**
+   * The control plane paused or deleted a sandbox because its lifetime ended ({@code reason} {@code
+   * "timeout"}) or it stayed idle ({@code "idle"}). Called on the caller of {@code
+   * enforceLifetimes}.
+   */
+  default void lifetimeEnded(String sandboxId, String reason, LifetimeAction action) {}
 }

@@ -2,6 +2,7 @@ package dev.paddock.controlplane;
 
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
+import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.store.ApiKeyRecord;
 import dev.paddock.store.ConflictException;
@@ -98,10 +99,12 @@ public final class InMemorySandboxStore implements SandboxStore {
   }
 
   @Override
-  public synchronized Page<SandboxRecord> page(Optional<String> owner, PageRequest request) {
+  public synchronized Page<SandboxRecord> page(
+      Optional<String> owner, SandboxFilter filter, PageRequest request) {
     List<SandboxRecord> sorted =
         sandboxes.values().stream()
             .filter(r -> owner.isEmpty() || r.ownerUserId().equals(owner))
+            .filter(r -> matches(r, filter))
             .sorted(NEWEST_FIRST)
             .toList();
     Optional<SandboxRecord> after = request.pageId().map(InMemorySandboxStore::cursor);
@@ -115,6 +118,12 @@ public final class InMemorySandboxStore implements SandboxStore {
             ? Optional.of(cursorOf(items.get(items.size() - 1)))
             : Optional.empty();
     return new Page<>(items, next);
+  }
+
+  private static boolean matches(SandboxRecord r, SandboxFilter filter) {
+    return (filter.statuses().isEmpty() || filter.statuses().contains(r.status()))
+        && filter.specId().map(r.specId()::equals).orElse(true)
+        && r.settings().labels().entrySet().containsAll(filter.labels().entrySet());
   }
 
   // The cursor names the last item's sort key (created-at and id), so inserts do not shift pages.
@@ -267,6 +276,10 @@ public final class InMemorySandboxStore implements SandboxStore {
         r.statusDetail(),
         r.createdAt(),
         updatedAt,
-        version);
+        version,
+        r.settings(),
+        r.timeoutAt(),
+        r.lastActivityAt(),
+        r.keyGeneration());
   }
 }

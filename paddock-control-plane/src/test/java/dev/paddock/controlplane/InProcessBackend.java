@@ -70,6 +70,7 @@ public final class InProcessBackend implements SandboxBackend {
             new RuntimeFailure(RuntimeFailure.Kind.UNKNOWN, "interrupted while held"));
       }
     }
+    host.requests().put(request.sandboxId(), request);
     Path root = host.root().resolve(request.sandboxId());
     AgentConfig config = config(request, root);
     AgentServer server = AgentServer.start(config);

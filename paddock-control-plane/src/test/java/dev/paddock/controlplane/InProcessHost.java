@@ -40,6 +40,8 @@ public final class InProcessHost implements AutoCloseable {
 
   private final Path root;
   private final Map<String, Runtime> runtimes = new ConcurrentHashMap<>();
+  private final Map<String, dev.paddock.api.spi.RuntimeRequest> requests =
+      new ConcurrentHashMap<>();
   private final AtomicBoolean failNextDestroy = new AtomicBoolean();
   private final CountDownLatch release = new CountDownLatch(1);
 
@@ -57,6 +59,11 @@ public final class InProcessHost implements AutoCloseable {
 
   Map<String, Runtime> runtimes() {
     return runtimes;
+  }
+
+  /** The last request each sandbox was started with (what the control plane asked for). */
+  public Map<String, dev.paddock.api.spi.RuntimeRequest> requests() {
+    return requests;
   }
 
   /** The next destroy fails (as a runtime that will not die would), then destroys work again. */

@@ -5,15 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.paddock.api.Caller;
 import dev.paddock.api.CapacityExceededException;
+import dev.paddock.api.InvalidRequestException;
 import dev.paddock.api.KeyDigest;
+import dev.paddock.api.LifetimeAction;
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
+import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxException;
+import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.SandboxStartException;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.StartRequest;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
@@ -32,6 +37,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -91,6 +101,11 @@ public abstract class SandboxServiceContract {
   /** Further specs a subclass's own tests use; none by default. */
   protected List<SandboxSpec> extraSpecs() {
     return List.of();
+  }
+
+  /** Whether commands in this backend's sandboxes see the env a create asks for; default yes. */
+  protected boolean backendAppliesEnv() {
+    return true;
   }
 
   /**
@@ -516,6 +531,356 @@ public abstract class SandboxServiceContract {
     assertThatThrownBy(() -> service.start(BOB, Optional.empty(), Optional.of("taken-id")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("taken");
+  }
+
+  // Create with settings, find and describe (issue 9)
+
+  @Test
+  void createWithSettingsPassesEnvToTheSandboxAndKeepsTheRest() {
+    StartRequest request =
+        StartRequest.builder()
+            .env(Map.of("TEAM_NAME", "ml-platform"))
+            .labels(Map.of("team", "ml", "paddock.dev/purpose", "test"))
+            .resources(
+                new Resources(
+                    OptionalDouble.empty(),
+                    OptionalLong.of(1L << 30),
+                    OptionalInt.of(512),
+                    OptionalLong.empty()))
+            .timeout(Duration.ofMinutes(10))
+            .idleTimeout(Duration.ofMinutes(2))
+            .onIdle(LifetimeAction.DELETE)
+            .build();
+    SandboxInfo started = service.start(ALICE, request);
+    SandboxInfo running = service.waitUntilRunning(ALICE, started.id(), READY);
+
+    if (backendAppliesEnv()) {
+      HttpResponse<String> echo =
+          bash(running.agentServerUrl().orElseThrow(), started.sessionApiKey(), "echo v=$TEAM_NAME")
+              .orElseThrow();
+      assertThat(echo.body()).contains("v=ml-platform");
+    }
+    SandboxInfo shown = service.get(ALICE, started.id()).orElseThrow();
+    assertThat(shown.settings().labels())
+        .containsExactlyInAnyOrderEntriesOf(Map.of("team", "ml", "paddock.dev/purpose", "test"));
+    assertThat(shown.settings().resources().memoryBytes()).hasValue(1L << 30);
+    assertThat(shown.settings().resources().pids()).hasValue(512);
+    assertThat(shown.settings().idleTimeout()).contains(Duration.ofMinutes(2));
+    assertThat(shown.settings().onIdle()).isEqualTo(LifetimeAction.DELETE);
+    assertThat(shown.settings().workingDir()).isPresent();
+    assertThat(shown.timeoutAt()).contains(shown.createdAt().plus(Duration.ofMinutes(10)));
+    assertThat(shown.lastActivityAt()).isPresent();
+  }
+
+  @Test
+  void searchFindsSandboxesByLabelsStatusAndSpec() {
+    SandboxInfo ml =
+        service.start(ALICE, StartRequest.builder().labels(Map.of("team", "ml")).build());
+    SandboxInfo web =
+        service.start(ALICE, StartRequest.builder().labels(Map.of("team", "web")).build());
+    service.start(BOB, StartRequest.builder().labels(Map.of("team", "ml")).build());
+    service.waitUntilRunning(ALICE, ml.id(), READY);
+    service.waitUntilRunning(ALICE, web.id(), READY);
+    service.pause(ALICE, web.id());
+
+    assertThat(ids(ALICE, new SandboxFilter(Set.of(), Map.of("team", "ml"), Optional.empty())))
+        .containsExactly(ml.id());
+    assertThat(
+            ids(ALICE, new SandboxFilter(Set.of(SandboxStatus.PAUSED), Map.of(), Optional.empty())))
+        .containsExactly(web.id());
+    assertThat(ids(ALICE, new SandboxFilter(Set.of(), Map.of(), Optional.of(failingSpec().id()))))
+        .isEmpty();
+    assertThat(ids(ALICE, new SandboxFilter(Set.of(), Map.of(), Optional.of(runnableSpec().id()))))
+        .containsExactlyInAnyOrder(ml.id(), web.id());
+  }
+
+  @Test
+  void labelsAreReplacedAndValidated() {
+    SandboxInfo started =
+        service.start(ALICE, StartRequest.builder().labels(Map.of("a", "1")).build());
+
+    SandboxInfo relabelled = service.setLabels(ALICE, started.id(), Map.of("b", "2")).orElseThrow();
+
+    assertThat(relabelled.settings().labels()).containsExactly(Map.entry("b", "2"));
+    assertThat(ids(ALICE, new SandboxFilter(Set.of(), Map.of("a", "1"), Optional.empty())))
+        .isEmpty();
+    assertThat(service.setLabels(BOB, started.id(), Map.of("c", "3"))).isEmpty();
+    assertThatThrownBy(() -> service.setLabels(ALICE, started.id(), Map.of("bad key!", "x")))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("bad key!");
+    assertThat(service.get(ALICE, started.id()).orElseThrow().settings().labels())
+        .containsExactly(Map.entry("b", "2"));
+  }
+
+  @Test
+  void keepAliveMovesTheDeadlineWithinTheMaximum() {
+    service(
+        config()
+            .limits(limits(Optional.of(Duration.ofMinutes(5)), Optional.of(Duration.ofHours(1)))));
+    SandboxInfo started = service.start(ALICE, StartRequest.defaults());
+    assertThat(started.timeoutAt()).contains(started.createdAt().plus(Duration.ofMinutes(5)));
+
+    SandboxInfo kept = service.keepAlive(ALICE, started.id(), Duration.ofMinutes(30)).orElseThrow();
+
+    assertThat(kept.timeoutAt().orElseThrow())
+        .isAfter(started.createdAt().plus(Duration.ofMinutes(29)));
+    assertThatThrownBy(() -> service.keepAlive(ALICE, started.id(), Duration.ofHours(2)))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("PADDOCK_MAX_TIMEOUT");
+    assertThatThrownBy(
+            () -> service.start(ALICE, StartRequest.builder().timeout(Duration.ofHours(2)).build()))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("PADDOCK_MAX_TIMEOUT");
+    assertThat(service.keepAlive(BOB, started.id(), Duration.ofMinutes(1))).isEmpty();
+    assertThat(service.keepAlive(ALICE, started.id()))
+        .get()
+        .satisfies(i -> assertThat(i.timeoutAt()).isPresent());
+  }
+
+  @Test
+  void createsOutsideTheOperatorsBoundsAreRefusedNamingWhatIsAllowed() {
+    service(
+        config()
+            .limits(
+                new SandboxLimits(
+                    List.of("registry.example/*"),
+                    OptionalDouble.of(2),
+                    OptionalLong.of(1L << 30),
+                    OptionalInt.of(100),
+                    OptionalLong.empty(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty())));
+
+    assertThatThrownBy(() -> service.start(ALICE, StartRequest.builder().specId("nope").build()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("allowed: [" + runnableSpec().id());
+    assertThatThrownBy(
+            () -> service.start(ALICE, StartRequest.builder().image("evil/miner").build()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .isNotInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("registry.example/*");
+    assertThatThrownBy(
+            () ->
+                service.start(
+                    ALICE,
+                    StartRequest.builder()
+                        .resources(
+                            new Resources(
+                                OptionalDouble.of(4),
+                                OptionalLong.empty(),
+                                OptionalInt.empty(),
+                                OptionalLong.empty()))
+                        .build()))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("PADDOCK_MAX_CPUS");
+    assertThatThrownBy(
+            () ->
+                service.start(
+                    ALICE,
+                    StartRequest.builder().env(Map.of("PADDOCK_AGENT_ADMIN_KEY", "x")).build()))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("reserved");
+    assertThatThrownBy(
+            () -> service.start(ALICE, StartRequest.builder().env(Map.of("1BAD", "x")).build()))
+        .isInstanceOf(InvalidRequestException.class)
+        .hasMessageContaining("1BAD");
+    assertThat(service.search(ADMIN, PageRequest.first(10)).items()).isEmpty();
+  }
+
+  // Session keys that survive restarts
+
+  @Test
+  void theOwnerGetsTheCurrentKeyAfterARestartAndNobodyElseDoes() {
+    Started sandbox = startRunning(ALICE);
+    assertThat(service.sessionKey(ALICE, sandbox.id())).contains(sandbox.key());
+
+    ControlPlaneSandboxService restarted = restart();
+
+    assertThat(restarted.sessionKey(ALICE, sandbox.id())).contains(sandbox.key());
+    assertThat(restarted.sessionKey(ADMIN, sandbox.id())).isEmpty();
+    assertThat(restarted.sessionKey(BOB, sandbox.id())).isEmpty();
+    SandboxRecord record = store().find(sandbox.id()).orElseThrow();
+    assertThat(record.toString()).doesNotContain(sandbox.key());
+  }
+
+  @Test
+  void anotherControlPlaneWithTheSameSecretComputesTheSameKey() {
+    Started sandbox = startRunning(ALICE);
+
+    ControlPlaneSandboxService other = service(config());
+
+    assertThat(other.sessionKey(ALICE, sandbox.id())).contains(sandbox.key());
+    try (ControlPlaneSandboxService foreign =
+        ControlPlaneSandboxService.create(
+            store(),
+            backend(),
+            ConfiguredSpecService.of(List.of(runnableSpec()), ForwardedEnvironment.none()),
+            ControlPlaneConfig.builder("a-different-master-secret-0123456789abcdef").build())) {
+      assertThat(foreign.sessionKey(ALICE, sandbox.id()))
+          .as("a different master secret derives a different key, which is not given")
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void pauseRevokesTheDerivedKeyAndResumeIssuesTheNextOne() {
+    Started sandbox = startRunning(ALICE);
+
+    service.pause(ALICE, sandbox.id());
+    assertThat(service.sessionKey(ALICE, sandbox.id())).isEmpty();
+    SandboxInfo resumed = service.resume(ALICE, sandbox.id()).orElseThrow();
+
+    String newKey = resumed.sessionApiKey().orElseThrow();
+    assertThat(newKey).isNotEqualTo(sandbox.key());
+    assertThat(service.sessionKey(ALICE, sandbox.id())).contains(newKey);
+    assertThat(restart().sessionKey(ALICE, sandbox.id())).contains(newKey);
+  }
+
+  @Test
+  void anAdminResumingAUsersSandboxGetsNoKey() {
+    Started sandbox = startRunning(ALICE);
+    service.pause(ADMIN, sandbox.id());
+
+    SandboxInfo resumed = service.resume(ADMIN, sandbox.id()).orElseThrow();
+
+    assertThat(resumed.status()).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(resumed.sessionApiKey()).isEmpty();
+    assertThat(service.sessionKey(ADMIN, sandbox.id())).isEmpty();
+    String aliceKey = service.sessionKey(ALICE, sandbox.id()).orElseThrow();
+    assertThat(execute(resumed.agentServerUrl().orElseThrow(), Optional.of(aliceKey), "true"))
+        .isEqualTo(200);
+  }
+
+  @Test
+  void aNonOwnersDeleteChangesNothing() {
+    Started sandbox = startRunning(ALICE);
+    SandboxRecord before = store().find(sandbox.id()).orElseThrow();
+
+    assertThat(service.delete(BOB, sandbox.id())).isFalse();
+    assertThat(service.setLabels(BOB, sandbox.id(), Map.of())).isEmpty();
+    assertThat(service.sessionKey(BOB, sandbox.id())).isEmpty();
+
+    assertThat(store().find(sandbox.id())).contains(before);
+    assertThat(service.sessionKey(ALICE, sandbox.id())).contains(sandbox.key());
+    assertThat(execute(sandbox.url(), Optional.of(sandbox.key()), "true")).isEqualTo(200);
+  }
+
+  @Test
+  void aReusedIdNeverRepeatsItsPredecessorsKey() {
+    Started first = startRunning(ALICE, Optional.of("reused-id"));
+    service.delete(ALICE, first.id());
+
+    Started second = startRunning(BOB, Optional.of("reused-id"));
+
+    assertThat(second.key()).isNotEqualTo(first.key());
+    assertThat(service.getBySessionKey(first.key())).isEmpty();
+  }
+
+  private List<String> ids(Caller caller, SandboxFilter filter) {
+    return service.search(caller, filter, PageRequest.first(100)).items().stream()
+        .map(SandboxInfo::id)
+        .toList();
+  }
+
+  private static SandboxLimits limits(Optional<Duration> defaultTimeout, Optional<Duration> max) {
+    return new SandboxLimits(
+        List.of(),
+        OptionalDouble.empty(),
+        OptionalLong.empty(),
+        OptionalInt.empty(),
+        OptionalLong.empty(),
+        defaultTimeout,
+        max,
+        Optional.empty());
+  }
+
+  // Lifetimes
+
+  @Test
+  void aSandboxPastItsTimeoutIsDeletedOnceEvenAcrossARestart() {
+    SandboxInfo started =
+        service.start(ALICE, StartRequest.builder().timeout(Duration.ofMinutes(5)).build());
+    service.waitUntilRunning(ALICE, started.id(), READY);
+    assertThat(service.enforceLifetimes()).isEmpty();
+
+    clock.advance(Duration.ofMinutes(6));
+    ControlPlaneSandboxService restarted = restart();
+
+    assertThat(restarted.enforceLifetimes()).containsExactly(started.id());
+    assertThat(restarted.get(ALICE, started.id())).isEmpty();
+    assertThat(restarted.enforceLifetimes()).isEmpty();
+    assertThat(service.getBySessionKey(started.sessionApiKey().orElseThrow())).isEmpty();
+  }
+
+  @Test
+  void onTimeoutPauseFreezesAndResumeGivesTheLifetimeBack() {
+    SandboxInfo started =
+        service.start(
+            ALICE,
+            StartRequest.builder()
+                .timeout(Duration.ofMinutes(5))
+                .onTimeout(LifetimeAction.PAUSE)
+                .build());
+    service.waitUntilRunning(ALICE, started.id(), READY);
+
+    clock.advance(Duration.ofMinutes(6));
+    assertThat(service.enforceLifetimes()).containsExactly(started.id());
+
+    assertThat(statusOf(ALICE, started.id())).isEqualTo(SandboxStatus.PAUSED);
+    assertThat(service.enforceLifetimes()).as("fires once").isEmpty();
+    SandboxInfo resumed = service.resume(ALICE, started.id()).orElseThrow();
+    assertThat(resumed.status()).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(service.enforceLifetimes()).isEmpty();
+    assertThat(service.get(ALICE, started.id()).orElseThrow().timeoutAt()).isPresent();
+  }
+
+  @Test
+  void keepAlivePostponesTheTimeout() {
+    SandboxInfo started =
+        service.start(ALICE, StartRequest.builder().timeout(Duration.ofMinutes(5)).build());
+    service.waitUntilRunning(ALICE, started.id(), READY);
+
+    clock.advance(Duration.ofMinutes(4));
+    service.keepAlive(ALICE, started.id(), Duration.ofMinutes(10));
+    clock.advance(Duration.ofMinutes(4));
+
+    assertThat(service.enforceLifetimes()).isEmpty();
+    assertThat(statusOf(ALICE, started.id())).isEqualTo(SandboxStatus.RUNNING);
+  }
+
+  @Test
+  void anIdleSandboxIsPausedAndOneWhoseAgentIsCalledIsNot() {
+    StartRequest twoSecondsIdle =
+        StartRequest.builder()
+            .idleTimeout(Duration.ofSeconds(2))
+            .onIdle(LifetimeAction.PAUSE)
+            .build();
+    SandboxInfo idle = service.start(ALICE, twoSecondsIdle);
+    SandboxInfo busy = service.start(ALICE, twoSecondsIdle);
+    String busyUrl =
+        service.waitUntilRunning(ALICE, busy.id(), READY).agentServerUrl().orElseThrow();
+    service.waitUntilRunning(ALICE, idle.id(), READY);
+    List<String> ended = new ArrayList<>();
+
+    // The suite's clock only ticks per reading, so each round moves it a second on, while the
+    // busy agent is called every round (its idle_time stays below the two seconds).
+    Awaitility.await("the idle sandbox is paused")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> {
+              execute(busyUrl, busy.sessionApiKey(), "true");
+              clock.advance(Duration.ofSeconds(1));
+              ended.addAll(service.enforceLifetimes());
+              return ended.contains(idle.id());
+            });
+
+    assertThat(ended).containsExactly(idle.id());
+    assertThat(statusOf(ALICE, idle.id())).isEqualTo(SandboxStatus.PAUSED);
+    assertThat(statusOf(ALICE, busy.id())).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(service.get(ALICE, busy.id()).orElseThrow().lastActivityAt().orElseThrow())
+        .isAfter(busy.createdAt());
   }
 
   // Restart recovery

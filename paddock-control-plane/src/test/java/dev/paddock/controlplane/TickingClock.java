@@ -24,6 +24,11 @@ public final class TickingClock extends Clock {
     throw new UnsupportedOperationException("UTC only");
   }
 
+  /** Moves the clock {@code by} forward (lifetimes, deadlines). */
+  public void advance(java.time.Duration by) {
+    millis.addAndGet(by.toMillis());
+  }
+
   @Override
   public Instant instant() {
     return Instant.ofEpochMilli(millis.incrementAndGet());

@@ -81,7 +81,6 @@ public final class ApiServer implements AutoCloseable {
           "cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
     }
     Authenticator auth = new Authenticator(store);
-    SessionKeyCache keys = new SessionKeyCache();
     Router router = Router.builder().maxJsonBytes(4L << 20).build();
     router
         .add("GET", "/alive", call -> call.sendJson(200, Map.of("status", "ok")))
@@ -101,7 +100,7 @@ public final class ApiServer implements AutoCloseable {
               call.setHeader("Content-Type", "application/json");
               call.send(200, openApi());
             });
-    new SandboxRoutes(sandboxes, auth, keys).register(router);
+    new SandboxRoutes(sandboxes, auth).register(router);
     new SpecRoutes(specs, auth).register(router);
     new ArchiveRoutes(archives, auth).register(router);
     new UserRoutes(store, auth, Clock.systemUTC()).register(router);

@@ -1,6 +1,7 @@
 package dev.paddock.server;
 
 import dev.paddock.api.CapacityExceededException;
+import dev.paddock.api.InvalidRequestException;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxStartException;
 import dev.paddock.http.HttpError;
@@ -20,6 +21,8 @@ final class Failures {
         throw new HttpError(429, e.getMessage());
       } catch (SandboxStartException e) {
         throw new HttpError(500, e.getMessage());
+      } catch (InvalidRequestException e) {
+        throw HttpError.unprocessable(e.getMessage());
       } catch (IllegalArgumentException e) {
         throw HttpError.badRequest(e.getMessage());
       } catch (ConflictException e) {

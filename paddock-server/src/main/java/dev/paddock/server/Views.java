@@ -2,10 +2,13 @@ package dev.paddock.server;
 
 import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.Page;
+import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxInfo;
+import dev.paddock.api.SandboxSettings;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.store.ApiKeyRecord;
 import dev.paddock.store.UserRecord;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -40,6 +43,27 @@ final class Views {
     m.put("exposed_urls", urls);
     m.put("created_at", time(info.createdAt()));
     m.put("status_detail", info.statusDetail().orElse(null));
+    SandboxSettings settings = info.settings();
+    m.put("image", settings.image().orElse(null));
+    m.put("labels", settings.labels());
+    m.put("resources", resources(settings.resources()));
+    m.put("resources_unenforced", info.unenforcedLimits());
+    m.put("working_dir", settings.workingDir().orElse(null));
+    m.put("timeout_at", info.timeoutAt().map(Views::time).orElse(null));
+    m.put("idle_timeout", settings.idleTimeout().map(Duration::toSeconds).orElse(null));
+    m.put("on_timeout", settings.onTimeout().wireName());
+    m.put("on_idle", settings.onIdle().wireName());
+    m.put("last_activity_at", info.lastActivityAt().map(Views::time).orElse(null));
+    return m;
+  }
+
+  /** Limits by their create names, memory and disk in bytes; absent limits are left out. */
+  static Map<String, Object> resources(Resources r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    r.cpus().ifPresent(v -> m.put("cpus", v));
+    r.memoryBytes().ifPresent(v -> m.put("memory", v));
+    r.pids().ifPresent(v -> m.put("pids", v));
+    r.diskBytes().ifPresent(v -> m.put("disk", v));
     return m;
   }
 

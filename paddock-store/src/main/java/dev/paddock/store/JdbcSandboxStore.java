@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
+import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxStatus;
 import java.time.Clock;
 import java.time.Instant;
@@ -51,8 +52,12 @@ final class JdbcSandboxStore implements SandboxStore {
   }
 
   @Override
-  public Page<SandboxRecord> page(Optional<String> owner, PageRequest request) {
-    return sandboxes.page(requireNonNull(owner, "owner"), requireNonNull(request, "request"));
+  public Page<SandboxRecord> page(
+      Optional<String> owner, SandboxFilter filter, PageRequest request) {
+    return sandboxes.page(
+        requireNonNull(owner, "owner"),
+        requireNonNull(filter, "filter"),
+        requireNonNull(request, "request"));
   }
 
   @Override

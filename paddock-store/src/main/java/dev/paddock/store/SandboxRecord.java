@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.api.SandboxSettings;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.RuntimeHandle;
 import java.time.Instant;
@@ -7,7 +8,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A sandbox as the store keeps it. Never holds a session key, only its SHA-256 hex digest.
+ * A sandbox as the store keeps it. Never holds a session key, only its SHA-256 hex digest and the
+ * generation it was derived for (useless without the control plane's master secret).
  *
  * @param id sandbox id
  * @param ownerUserId the user who created it
@@ -20,6 +22,11 @@ import java.util.Optional;
  * @param createdAt creation time
  * @param updatedAt last change
  * @param version optimistic-lock counter, bumped by every update
+ * @param settings what it was created with (image, labels, resources, working dir, lifetimes)
+ * @param timeoutAt when its lifetime ends; empty: never
+ * @param lastActivityAt when it was last seen active; empty: not yet observed
+ * @param keyGeneration the generation its current session key is derived for; pause, resume and
+ *     delete advance it
  */
 public record SandboxRecord(
     String id,
@@ -31,7 +38,11 @@ public record SandboxRecord(
     Optional<String> statusDetail,
     Instant createdAt,
     Instant updatedAt,
-    long version) {
+    long version,
+    SandboxSettings settings,
+    Optional<Instant> timeoutAt,
+    Optional<Instant> lastActivityAt,
+    long keyGeneration) {
   public SandboxRecord {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(ownerUserId, "ownerUserId");
@@ -42,6 +53,38 @@ public record SandboxRecord(
     Objects.requireNonNull(statusDetail, "statusDetail");
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(updatedAt, "updatedAt");
+    Objects.requireNonNull(settings, "settings");
+    Objects.requireNonNull(timeoutAt, "timeoutAt");
+    Objects.requireNonNull(lastActivityAt, "lastActivityAt");
+  }
+
+  /** A record with no settings, no lifetime and key generation 0. */
+  public SandboxRecord(
+      String id,
+      Optional<String> ownerUserId,
+      String specId,
+      SandboxStatus status,
+      Optional<String> sessionKeyHash,
+      Optional<RuntimeHandle> runtime,
+      Optional<String> statusDetail,
+      Instant createdAt,
+      Instant updatedAt,
+      long version) {
+    this(
+        id,
+        ownerUserId,
+        specId,
+        status,
+        sessionKeyHash,
+        runtime,
+        statusDetail,
+        createdAt,
+        updatedAt,
+        version,
+        SandboxSettings.NONE,
+        Optional.empty(),
+        Optional.empty(),
+        0);
   }
 
   public SandboxRecord withStatus(SandboxStatus newStatus, Optional<String> detail) {
@@ -55,7 +98,11 @@ public record SandboxRecord(
         detail,
         createdAt,
         updatedAt,
-        version);
+        version,
+        settings,
+        timeoutAt,
+        lastActivityAt,
+        keyGeneration);
   }
 
   public SandboxRecord withSessionKeyHash(Optional<String> hash) {
@@ -69,7 +116,11 @@ public record SandboxRecord(
         statusDetail,
         createdAt,
         updatedAt,
-        version);
+        version,
+        settings,
+        timeoutAt,
+        lastActivityAt,
+        keyGeneration);
   }
 
   public SandboxRecord withRuntime(Optional<RuntimeHandle> handle) {
@@ -83,6 +134,83 @@ public record SandboxRecord(
         statusDetail,
         createdAt,
         updatedAt,
-        version);
+        version,
+        settings,
+        timeoutAt,
+        lastActivityAt,
+        keyGeneration);
+  }
+
+  public SandboxRecord withSettings(SandboxSettings newSettings) {
+    return new SandboxRecord(
+        id,
+        ownerUserId,
+        specId,
+        status,
+        sessionKeyHash,
+        runtime,
+        statusDetail,
+        createdAt,
+        updatedAt,
+        version,
+        newSettings,
+        timeoutAt,
+        lastActivityAt,
+        keyGeneration);
+  }
+
+  public SandboxRecord withTimeoutAt(Optional<Instant> at) {
+    return new SandboxRecord(
+        id,
+        ownerUserId,
+        specId,
+        status,
+        sessionKeyHash,
+        runtime,
+        statusDetail,
+        createdAt,
+        updatedAt,
+        version,
+        settings,
+        at,
+        lastActivityAt,
+        keyGeneration);
+  }
+
+  public SandboxRecord withLastActivityAt(Optional<Instant> at) {
+    return new SandboxRecord(
+        id,
+        ownerUserId,
+        specId,
+        status,
+        sessionKeyHash,
+        runtime,
+        statusDetail,
+        createdAt,
+        updatedAt,
+        version,
+        settings,
+        timeoutAt,
+        at,
+        keyGeneration);
+  }
+
+  /** The same record with its key generation set and its key hash replaced. */
+  public SandboxRecord withKey(long generation, Optional<String> hash) {
+    return new SandboxRecord(
+        id,
+        ownerUserId,
+        specId,
+        status,
+        hash,
+        runtime,
+        statusDetail,
+        createdAt,
+        updatedAt,
+        version,
+        settings,
+        timeoutAt,
+        lastActivityAt,
+        generation);
   }
 }

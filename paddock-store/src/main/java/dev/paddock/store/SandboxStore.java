@@ -2,6 +2,7 @@ package dev.paddock.store;
 
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
+import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxStatus;
 import java.time.Instant;
 import java.util.Collection;
@@ -40,7 +41,16 @@ public interface SandboxStore extends AutoCloseable {
    * A page of sandboxes, newest first ({@code createdAt} desc, then id), of one owner or of all
    * ({@code owner} empty). Page ids are opaque and stable under inserts.
    */
-  Page<SandboxRecord> page(Optional<String> owner, PageRequest request);
+  default Page<SandboxRecord> page(Optional<String> owner, PageRequest request) {
+    return page(owner, SandboxFilter.ALL, request);
+  }
+
+  /**
+   * A page of the sandboxes matching {@code filter} (statuses, every label selector, spec), newest
+   * first, of one owner or of all; answered with indexes, so a page costs the same among a thousand
+   * deleted sandboxes as among none.
+   */
+  Page<SandboxRecord> page(Optional<String> owner, SandboxFilter filter, PageRequest request);
 
   /** Every sandbox in one of {@code statuses} (for capacity checks and reconciliation). */
   List<SandboxRecord> withStatus(Collection<SandboxStatus> statuses);

@@ -2,6 +2,7 @@ package dev.paddock.store;
 
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
+import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.RuntimeHandle;
 import java.sql.Connection;
@@ -18,11 +19,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The {@code sandboxes} table. */
+/**
+ * The {@code sandboxes} table, and {@code sandbox_labels} (one row per label, written in the same
+ * transaction as its sandbox) for label selectors.
+ */
 final class SandboxTable {
   private static final String COLUMNS =
       "id, owner, spec_id, status, session_key_hash, runtime_backend, runtime_attributes,"
-          + " status_detail, created_at, updated_at, version";
+          + " status_detail, created_at, updated_at, version, "
+          + SettingsColumns.NAMES;
+  private static final String MARKS =
+      String.join(", ", Collections.nCopies(11 + SettingsColumns.COUNT, "?"));
 
   private final Database database;
   private final Clock clock;
@@ -34,21 +41,24 @@ final class SandboxTable {
 
   SandboxRecord insert(SandboxRecord record) {
     SandboxRecord stored = withVersion(record, record.updatedAt(), 0);
-    database.run(
+    database.transaction(
         "insert sandbox '" + record.id() + "'",
         connection -> {
           try (PreparedStatement insert =
               connection.prepareStatement(
-                  "INSERT INTO sandboxes ("
-                      + COLUMNS
-                      + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                  "INSERT INTO sandboxes (" + COLUMNS + ") VALUES (" + MARKS + ")")) {
             insert.setString(1, stored.id());
             bindFields(insert, 2, stored);
             insert.setLong(9, stored.createdAt().toEpochMilli());
             insert.setLong(10, stored.updatedAt().toEpochMilli());
             insert.setLong(11, 0);
-            return insert.executeUpdate();
+            SettingsColumns.bind(insert, 12, stored);
+            insert.executeUpdate();
           }
+          // Rows left by a sandbox removed outside Paddock must not label this one.
+          deleteLabels(connection, stored.id());
+          insertLabels(connection, stored);
+          return null;
         });
     return stored;
   }
@@ -69,22 +79,30 @@ final class SandboxTable {
     Instant updatedAt = now.isAfter(record.updatedAt()) ? now : record.updatedAt();
     SandboxRecord stored = withVersion(record, updatedAt, record.version() + 1);
     int changed =
-        database.run(
+        database.transaction(
             "update sandbox '" + record.id() + "'",
             connection -> {
+              int rows;
               try (PreparedStatement update =
                   connection.prepareStatement(
                       "UPDATE sandboxes SET owner = ?, spec_id = ?, status = ?,"
                           + " session_key_hash = ?, runtime_backend = ?, runtime_attributes = ?,"
-                          + " status_detail = ?, updated_at = ?, version = ?"
+                          + " status_detail = ?, updated_at = ?, version = ?, "
+                          + SETTINGS_ASSIGNMENTS
                           + " WHERE id = ? AND version = ?")) {
                 bindFields(update, 1, stored);
                 update.setLong(8, stored.updatedAt().toEpochMilli());
                 update.setLong(9, stored.version());
-                update.setString(10, stored.id());
-                update.setLong(11, record.version());
-                return update.executeUpdate();
+                SettingsColumns.bind(update, 10, stored);
+                update.setString(10 + SettingsColumns.COUNT, stored.id());
+                update.setLong(11 + SettingsColumns.COUNT, record.version());
+                rows = update.executeUpdate();
               }
+              if (rows > 0) {
+                deleteLabels(connection, stored.id());
+                insertLabels(connection, stored);
+              }
+              return rows;
             });
     if (changed == 0) {
       throw new ConflictException(
@@ -98,9 +116,10 @@ final class SandboxTable {
   }
 
   boolean delete(String sandboxId) {
-    return database.run(
+    return database.transaction(
         "delete sandbox '" + sandboxId + "'",
         connection -> {
+          deleteLabels(connection, sandboxId);
           try (PreparedStatement delete =
               connection.prepareStatement("DELETE FROM sandboxes WHERE id = ?")) {
             delete.setString(1, sandboxId);
@@ -109,12 +128,45 @@ final class SandboxTable {
         });
   }
 
-  Page<SandboxRecord> page(Optional<String> owner, PageRequest request) {
+  private static final String SETTINGS_ASSIGNMENTS =
+      String.join(
+          ", ",
+          java.util.Arrays.stream(SettingsColumns.NAMES.split(","))
+              .map(name -> name.strip() + " = ?")
+              .toList());
+
+  private static void deleteLabels(Connection connection, String sandboxId) throws SQLException {
+    try (PreparedStatement delete =
+        connection.prepareStatement("DELETE FROM sandbox_labels WHERE sandbox_id = ?")) {
+      delete.setString(1, sandboxId);
+      delete.executeUpdate();
+    }
+  }
+
+  private static void insertLabels(Connection connection, SandboxRecord record)
+      throws SQLException {
+    if (record.settings().labels().isEmpty()) {
+      return;
+    }
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO sandbox_labels (sandbox_id, name, value) VALUES (?, ?, ?)")) {
+      for (Map.Entry<String, String> label : record.settings().labels().entrySet()) {
+        insert.setString(1, record.id());
+        insert.setString(2, label.getKey());
+        insert.setString(3, label.getValue());
+        insert.addBatch();
+      }
+      insert.executeBatch();
+    }
+  }
+
+  Page<SandboxRecord> page(Optional<String> owner, SandboxFilter filter, PageRequest request) {
     Optional<PageCursor> after = request.pageId().map(PageCursor::decode);
     List<SandboxRecord> rows =
         database.run(
             "list sandboxes" + owner.map(o -> " of user '" + o + "'").orElse(""),
-            connection -> pageRows(connection, owner, after, request.limit() + 1));
+            connection -> pageRows(connection, owner, filter, after, request.limit() + 1));
     if (rows.size() <= request.limit()) {
       return new Page<>(rows, Optional.empty());
     }
@@ -149,10 +201,20 @@ final class SandboxTable {
   }
 
   private static List<SandboxRecord> pageRows(
-      Connection connection, Optional<String> owner, Optional<PageCursor> after, int limit)
+      Connection connection,
+      Optional<String> owner,
+      SandboxFilter filter,
+      Optional<PageCursor> after,
+      int limit)
       throws SQLException {
     List<String> conditions = new ArrayList<>();
-    owner.ifPresent(o -> conditions.add("owner = ?"));
+    List<String> values = new ArrayList<>();
+    owner.ifPresent(
+        o -> {
+          conditions.add("owner = ?");
+          values.add(o);
+        });
+    filterConditions(filter, conditions, values);
     after.ifPresent(c -> conditions.add("(created_at, id) < (?, ?)"));
     String where = conditions.isEmpty() ? "" : " WHERE " + String.join(" AND ", conditions);
     try (PreparedStatement query =
@@ -163,8 +225,8 @@ final class SandboxTable {
                 + where
                 + " ORDER BY created_at DESC, id DESC LIMIT ?")) {
       int index = 1;
-      if (owner.isPresent()) {
-        query.setString(index++, owner.get());
+      for (String value : values) {
+        query.setString(index++, value);
       }
       if (after.isPresent()) {
         query.setLong(index++, after.get().createdAtMillis());
@@ -173,6 +235,35 @@ final class SandboxTable {
       query.setInt(index, limit);
       return Database.rows(query, SandboxTable::read);
     }
+  }
+
+  /** Status IN, spec and one EXISTS per label (answered by the labels' primary key). */
+  private static void filterConditions(
+      SandboxFilter filter, List<String> conditions, List<String> values) {
+    if (!filter.statuses().isEmpty()) {
+      conditions.add(
+          "status IN ("
+              + String.join(", ", Collections.nCopies(filter.statuses().size(), "?"))
+              + ")");
+      filter.statuses().stream().map(Enum::name).sorted().forEach(values::add);
+    }
+    filter
+        .specId()
+        .ifPresent(
+            spec -> {
+              conditions.add("spec_id = ?");
+              values.add(spec);
+            });
+    filter
+        .labels()
+        .forEach(
+            (name, value) -> {
+              conditions.add(
+                  "EXISTS (SELECT 1 FROM sandbox_labels l WHERE l.sandbox_id = sandboxes.id"
+                      + " AND l.name = ? AND l.value = ?)");
+              values.add(name);
+              values.add(value);
+            });
   }
 
   private static Optional<SandboxRecord> findOne(Connection connection, String column, String value)
@@ -230,7 +321,11 @@ final class SandboxTable {
         Optional.ofNullable(row.getString("status_detail")),
         Instant.ofEpochMilli(row.getLong("created_at")),
         Instant.ofEpochMilli(row.getLong("updated_at")),
-        row.getLong("version"));
+        row.getLong("version"),
+        SettingsColumns.settings(row),
+        SettingsColumns.instant(row, "timeout_at"),
+        SettingsColumns.instant(row, "last_activity_at"),
+        row.getLong("key_generation"));
   }
 
   private static SandboxRecord withVersion(SandboxRecord record, Instant updatedAt, long version) {
@@ -244,6 +339,10 @@ final class SandboxTable {
         record.statusDetail(),
         Times.truncate(record.createdAt()),
         Times.truncate(updatedAt),
-        version);
+        version,
+        record.settings(),
+        record.timeoutAt().map(Times::truncate),
+        record.lastActivityAt().map(Times::truncate),
+        record.keyGeneration());
   }
 }

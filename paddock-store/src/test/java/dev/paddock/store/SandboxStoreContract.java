@@ -3,14 +3,19 @@ package dev.paddock.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.paddock.api.LifetimeAction;
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
+import dev.paddock.api.Resources;
+import dev.paddock.api.SandboxFilter;
+import dev.paddock.api.SandboxSettings;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.RuntimeHandle;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -18,6 +23,10 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -427,7 +436,8 @@ public abstract class SandboxStoreContract {
     store = open(database);
 
     assertThat(store.find("sb-1")).isPresent();
-    assertThat(query("SELECT COUNT(*), MAX(version) FROM schema_version")).containsExactly(1L, 1L);
+    assertThat(query("SELECT COUNT(*), MAX(version) FROM schema_version"))
+        .containsExactly(latestVersion(), latestVersion());
   }
 
   @Test
@@ -453,7 +463,7 @@ public abstract class SandboxStoreContract {
           Statement statement = connection.createStatement();
           ResultSet row = statement.executeQuery("SELECT COUNT(*) FROM schema_version")) {
         assertThat(row.next()).isTrue();
-        assertThat(row.getLong(1)).isEqualTo(1L);
+        assertThat(row.getLong(1)).isEqualTo(latestVersion());
       }
     }
   }
@@ -479,7 +489,156 @@ public abstract class SandboxStoreContract {
     }
   }
 
+  // Settings, labels and filters (issue 9)
+
+  @Test
+  void settingsLifetimeAndKeyGenerationRoundTrip() {
+    SandboxSettings settings =
+        new SandboxSettings(
+            Optional.of("python:3.12"),
+            Map.of("team", "ml", "app.kubernetes.io/name", "x"),
+            new Resources(
+                OptionalDouble.of(1.5),
+                OptionalLong.of(512L << 20),
+                OptionalInt.of(100),
+                OptionalLong.empty()),
+            Optional.of("/workspace"),
+            Optional.of(Duration.ofMinutes(30)),
+            Optional.of(Duration.ofMinutes(5)),
+            LifetimeAction.PAUSE,
+            LifetimeAction.DELETE);
+    SandboxRecord record =
+        sandbox("sb-set", "alice", T0)
+            .withSettings(settings)
+            .withTimeoutAt(Optional.of(T0.plusSeconds(1800)))
+            .withLastActivityAt(Optional.of(T0.plusSeconds(5)))
+            .withKey(41, Optional.of("digest"));
+
+    store.insert(record);
+
+    SandboxRecord found = store.find("sb-set").orElseThrow();
+    assertThat(found.settings()).isEqualTo(settings);
+    assertThat(found.timeoutAt()).contains(T0.plusSeconds(1800).truncatedTo(ChronoUnit.MILLIS));
+    assertThat(found.lastActivityAt()).contains(T0.plusSeconds(5).truncatedTo(ChronoUnit.MILLIS));
+    assertThat(found.keyGeneration()).isEqualTo(41);
+    SandboxRecord updated = store.update(found.withKey(42, Optional.empty()));
+    assertThat(store.find("sb-set").orElseThrow().keyGeneration()).isEqualTo(42);
+    assertThat(updated.sessionKeyHash()).isEmpty();
+  }
+
+  @Test
+  void labelSelectorsMatchEveryGivenLabel() {
+    store.insert(labelled("sb-a", T0, Map.of("team", "ml", "env", "prod")));
+    store.insert(labelled("sb-b", T0.plusSeconds(1), Map.of("team", "ml", "env", "dev")));
+    store.insert(labelled("sb-c", T0.plusSeconds(2), Map.of("team", "web")));
+
+    assertThat(ids(filter(Map.of("team", "ml")))).containsExactly("sb-b", "sb-a");
+    assertThat(ids(filter(Map.of("team", "ml", "env", "prod")))).containsExactly("sb-a");
+    assertThat(ids(filter(Map.of("team", "nobody")))).isEmpty();
+    assertThat(ids(filter(Map.of("env", "prod", "team", "web")))).isEmpty();
+  }
+
+  @Test
+  void replacingLabelsChangesWhatSelectorsFind() {
+    SandboxRecord a = store.insert(labelled("sb-a", T0, Map.of("team", "ml")));
+
+    store.update(a.withSettings(a.settings().withLabels(Map.of("team", "web"))));
+
+    assertThat(ids(filter(Map.of("team", "ml")))).isEmpty();
+    assertThat(ids(filter(Map.of("team", "web")))).containsExactly("sb-a");
+    assertThat(store.find("sb-a").orElseThrow().settings().labels())
+        .containsExactly(Map.entry("team", "web"));
+  }
+
+  @Test
+  void deletedSandboxesLeaveNoLabelsBehind() {
+    store.insert(labelled("sb-a", T0, Map.of("team", "ml")));
+    store.delete("sb-a");
+    store.insert(labelled("sb-a", T0, Map.of()));
+
+    assertThat(ids(filter(Map.of("team", "ml")))).isEmpty();
+  }
+
+  @Test
+  void searchFiltersByStatusAndSpecWithinOneOwner() {
+    store.insert(sandbox("sb-1", "alice", T0));
+    store.insert(
+        sandbox("sb-2", "alice", T0.plusSeconds(1))
+            .withStatus(SandboxStatus.PAUSED, Optional.empty()));
+    SandboxRecord other = sandbox("sb-3", "alice", T0.plusSeconds(2));
+    store.insert(
+        new SandboxRecord(
+            "sb-3",
+            other.ownerUserId(),
+            "big",
+            SandboxStatus.PAUSED,
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            T0,
+            T0,
+            0));
+    store.insert(
+        sandbox("sb-4", "bob", T0.plusSeconds(3))
+            .withStatus(SandboxStatus.PAUSED, Optional.empty()));
+
+    SandboxFilter paused =
+        new SandboxFilter(Set.of(SandboxStatus.PAUSED), Map.of(), Optional.empty());
+    assertThat(store.page(Optional.of("alice"), paused, PageRequest.first(10)).items())
+        .extracting(SandboxRecord::id)
+        .containsExactlyInAnyOrder("sb-2", "sb-3");
+    SandboxFilter pausedBig =
+        new SandboxFilter(Set.of(SandboxStatus.PAUSED), Map.of(), Optional.of("big"));
+    assertThat(store.page(Optional.empty(), pausedBig, PageRequest.first(10)).items())
+        .extracting(SandboxRecord::id)
+        .containsExactly("sb-3");
+  }
+
+  @Test
+  void filteredPagesAreStable() {
+    for (int i = 0; i < 5; i++) {
+      store.insert(
+          labelled("sb-" + i, T0.plusSeconds(i), Map.of("team", i % 2 == 0 ? "ml" : "web")));
+    }
+    SandboxFilter ml = new SandboxFilter(Set.of(), Map.of("team", "ml"), Optional.empty());
+
+    Page<SandboxRecord> first = store.page(Optional.empty(), ml, PageRequest.first(2));
+    Page<SandboxRecord> second =
+        store.page(Optional.empty(), ml, new PageRequest(first.nextPageId(), 2));
+
+    assertThat(first.items()).extracting(SandboxRecord::id).containsExactly("sb-4", "sb-2");
+    assertThat(second.items()).extracting(SandboxRecord::id).containsExactly("sb-0");
+    assertThat(second.nextPageId()).isEmpty();
+  }
+
+  private static SandboxRecord labelled(String id, Instant at, Map<String, String> labels) {
+    SandboxRecord record = sandbox(id, "alice", at);
+    return record.withSettings(record.settings().withLabels(labels));
+  }
+
+  private static SandboxFilter filter(Map<String, String> labels) {
+    return new SandboxFilter(Set.of(), labels, Optional.empty());
+  }
+
+  private List<String> ids(SandboxFilter filter) {
+    return store.page(Optional.empty(), filter, PageRequest.first(100)).items().stream()
+        .map(SandboxRecord::id)
+        .toList();
+  }
+
   // Helpers
+
+  /** How many migrations there are (one per {@code V<n>__} line of the index). */
+  private static long latestVersion() {
+    try (var in = SandboxStoreContract.class.getResourceAsStream("/db/migration/index.txt")) {
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+          .lines()
+          .filter(line -> line.startsWith("V"))
+          .count();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
 
   /** Opens a store on {@code db}. */
   protected static SandboxStore open(TestDatabase db) {

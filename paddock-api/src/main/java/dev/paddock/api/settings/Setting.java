@@ -321,7 +321,7 @@ public final class Setting<T> {
    *
    * @throws IllegalArgumentException saying what is allowed
    */
-  T parse(String text) {
+  public T parse(String text) {
     return parser.apply(text);
   }
 

@@ -3,11 +3,14 @@ package dev.paddock.controlplane.inprocess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxStartException;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.StartRequest;
+import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.controlplane.InMemorySandboxStore;
 import dev.paddock.controlplane.InProcessBackend;
@@ -16,7 +19,11 @@ import dev.paddock.controlplane.SandboxServiceContract;
 import dev.paddock.store.SandboxStore;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -52,6 +59,42 @@ class InProcessContractTest extends SandboxServiceContract {
   @Override
   protected List<SandboxSpec> extraSpecs() {
     return List.of(SandboxSpec.builder("held").command(InProcessBackend.HOLD).build());
+  }
+
+  // The agents run in this JVM and share its environment.
+  @Override
+  protected boolean backendAppliesEnv() {
+    return false;
+  }
+
+  @Test
+  void theBackendGetsTheEffectiveSpec() {
+    SandboxInfo started =
+        service()
+            .start(
+                ALICE,
+                StartRequest.builder()
+                    .image("agent")
+                    .env(Map.of("TEAM_NAME", "ml"))
+                    .resources(
+                        new Resources(
+                            OptionalDouble.of(0.5),
+                            OptionalLong.of(256L << 20),
+                            OptionalInt.empty(),
+                            OptionalLong.empty()))
+                    .workingDir("/workspace/project")
+                    .build());
+    service().waitUntilRunning(ALICE, started.id(), READY);
+
+    RuntimeRequest request = host.requests().get(started.id());
+    assertThat(request.spec().imageReference()).isEqualTo("agent");
+    assertThat(request.spec().initialEnv()).containsEntry("TEAM_NAME", "ml");
+    assertThat(request.env()).containsEntry("TEAM_NAME", "ml");
+    assertThat(request.spec().resources().cpus()).hasValue(0.5);
+    assertThat(request.spec().resources().memoryBytes()).hasValue(256L << 20);
+    assertThat(request.spec().workingDir()).isEqualTo("/workspace/project");
+    assertThat(service().get(ALICE, started.id()).orElseThrow().settings().workingDir())
+        .contains("/workspace/project");
   }
 
   @Override

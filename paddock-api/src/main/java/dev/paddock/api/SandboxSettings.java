@@ -1,0 +1,59 @@
+package dev.paddock.api;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What a sandbox was created with, beyond its spec: kept by the control plane and shown with the
+ * sandbox. Never holds its environment (values may be secrets).
+ *
+ * @param image the image asked for at create (image-based backends); empty: the spec's
+ * @param labels the caller's labels (sorted)
+ * @param resources the effective limits (the spec's defaults, overridden at create)
+ * @param workingDir the effective working directory; empty for records made before it was kept
+ * @param timeout the lifetime it was given (renewed by a keepalive without a timeout); empty: none
+ * @param idleTimeout how long it may stay idle before {@code onIdle}; empty: never
+ * @param onTimeout what happens when its lifetime ends
+ * @param onIdle what happens when it stayed idle for {@code idleTimeout}
+ */
+public record SandboxSettings(
+    Optional<String> image,
+    Map<String, String> labels,
+    Resources resources,
+    Optional<String> workingDir,
+    Optional<Duration> timeout,
+    Optional<Duration> idleTimeout,
+    LifetimeAction onTimeout,
+    LifetimeAction onIdle) {
+  /** No image, labels, limits or idle timeout; delete at timeout, pause when idle. */
+  public static final SandboxSettings NONE =
+      new SandboxSettings(
+          Optional.empty(),
+          Map.of(),
+          Resources.NONE,
+          Optional.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          LifetimeAction.DELETE,
+          LifetimeAction.PAUSE);
+
+  public SandboxSettings {
+    Objects.requireNonNull(image, "image");
+    labels = java.util.Collections.unmodifiableMap(new TreeMap<>(labels));
+    Objects.requireNonNull(resources, "resources");
+    Objects.requireNonNull(workingDir, "workingDir");
+    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(idleTimeout, "idleTimeout");
+    Objects.requireNonNull(onTimeout, "onTimeout");
+    Objects.requireNonNull(onIdle, "onIdle");
+  }
+
+  /** The same settings with {@code labels} instead. */
+  public SandboxSettings withLabels(Map<String, String> newLabels) {
+    return new SandboxSettings(
+        image, newLabels, resources, workingDir, timeout, idleTimeout, onTimeout, onIdle);
+  }
+}

@@ -1,0 +1,103 @@
+package dev.paddock.controlplane;
+
+import static dev.paddock.controlplane.LifecycleErrors.none;
+
+import dev.paddock.api.SandboxException;
+import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.store.SandboxRecord;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes sandboxes: revokes the key (committed first), then tears down the runtime and removes the
+ * record. With archiving on, the workspace is archived first, under the permit and with the key
+ * still valid, so a required archive that fails leaves the sandbox exactly as it was.
+ */
+final class SandboxDeleter {
+  private static final Logger LOG = LoggerFactory.getLogger(SandboxDeleter.class);
+
+  private final LifecycleContext context;
+  private final WorkspaceCapture capture;
+
+  SandboxDeleter(LifecycleContext context, WorkspaceCapture capture) {
+    this.context = context;
+    this.capture = capture;
+  }
+
+  void delete(String id) {
+    if (capture.enabled()) {
+      deleteArchived(id);
+      return;
+    }
+    if (context.records().change(id, SandboxDeleter::revoked).isEmpty()) {
+      return;
+    }
+    try (SandboxPermits.Permit permit = context.awaitPermit(id, "deleted (its key is revoked)")) {
+      deleteHeld(permit.sandboxId());
+    }
+  }
+
+  private void deleteArchived(String id) {
+    try (SandboxPermits.Permit permit = context.awaitPermit(id, "deleted")) {
+      Optional<SandboxRecord> current = context.store().find(permit.sandboxId());
+      if (current.isEmpty()) {
+        return;
+      }
+      try {
+        capture.captureHeld(current.get(), Optional.empty());
+      } catch (WorkspaceArchiver.ArchiveFailure e) {
+        throw new SandboxException(
+            "could not delete sandbox "
+                + id
+                + ": archiving its workspace failed ("
+                + e.getMessage()
+                + "); the sandbox is kept as it was; try again",
+            Optional.of(id),
+            e);
+      }
+      context.records().change(id, SandboxDeleter::revoked);
+      deleteHeld(id);
+    }
+  }
+
+  /** The key revoked for good: hash cleared, generation advanced past it. */
+  private static SandboxRecord revoked(SandboxRecord record) {
+    return record.withKey(record.keyGeneration() + 1, none());
+  }
+
+  private void deleteHeld(String id) {
+    Optional<SandboxRecord> current = context.store().find(id);
+    if (current.isEmpty()) {
+      return;
+    }
+    current.get().runtime().ifPresent(handle -> tearDown(id, handle));
+    context.store().delete(id);
+    context.views().forget(id);
+  }
+
+  private void tearDown(String id, RuntimeHandle handle) {
+    try {
+      context.keys().revokeAtAgent(handle);
+      context.backend().destroy(handle);
+    } catch (RuntimeException e) {
+      LOG.warn("sandbox {}: tearing down its runtime failed", id, e);
+      context
+          .records()
+          .change(
+              id,
+              r ->
+                  r.withSessionKeyHash(none())
+                      .withStatus(
+                          SandboxStatus.ERROR,
+                          Optional.of(StartFailures.detail(StartFailures.DELETE_FAILED, id))));
+      throw new SandboxException(
+          "could not delete sandbox "
+              + id
+              + ": tearing down its runtime failed; its session key stays revoked; try again",
+          Optional.of(id),
+          e);
+    }
+  }
+}

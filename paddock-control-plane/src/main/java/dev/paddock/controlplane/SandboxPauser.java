@@ -1,0 +1,74 @@
+package dev.paddock.controlplane;
+
+import static dev.paddock.controlplane.LifecycleErrors.none;
+
+import dev.paddock.api.SandboxException;
+import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.store.SandboxRecord;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pauses sandboxes, on request or to make room (pause-oldest). Order: revoke the key in the store
+ * (its generation advances, so the derived key is never valid again), revoke it at the agent (best
+ * effort), freeze, record PAUSED.
+ */
+final class SandboxPauser {
+  private static final Logger LOG = LoggerFactory.getLogger(SandboxPauser.class);
+
+  private final LifecycleContext context;
+
+  SandboxPauser(LifecycleContext context) {
+    this.context = context;
+  }
+
+  /** Pauses a sandbox the caller may see. Idempotent: PAUSED stays PAUSED. */
+  void pause(String id) {
+    try (SandboxPermits.Permit permit = context.awaitPermit(id, "paused")) {
+      Optional<SandboxRecord> current = context.store().find(permit.sandboxId());
+      if (current.isEmpty() || current.get().status() == SandboxStatus.PAUSED) {
+        return;
+      }
+      pauseHeld(LifecycleErrors.requireStatus(current.get(), SandboxStatus.RUNNING, "paused"));
+    }
+  }
+
+  /** Pauses a RUNNING sandbox to make room, if nobody is changing it; true when it is paused. */
+  boolean pauseVictim(SandboxRecord candidate) {
+    Optional<SandboxPermits.Permit> permit = context.permits().tryAcquire(candidate.id());
+    if (permit.isEmpty()) {
+      return false;
+    }
+    try (SandboxPermits.Permit held = permit.get()) {
+      Optional<SandboxRecord> current = context.store().find(held.sandboxId());
+      if (current.isEmpty() || current.get().status() != SandboxStatus.RUNNING) {
+        return false;
+      }
+      pauseHeld(current.get());
+      LOG.info("paused sandbox {} to make room (pause-oldest is on)", candidate.id());
+      return true;
+    } catch (RuntimeException e) {
+      LOG.warn("cannot pause sandbox {} to make room", candidate.id(), e);
+      return false;
+    }
+  }
+
+  /** Pauses a RUNNING sandbox whose permit the caller holds. */
+  void pauseHeld(SandboxRecord record) {
+    String id = record.id();
+    context.records().change(id, r -> r.withKey(r.keyGeneration() + 1, none()));
+    RuntimeHandle handle = LifecycleErrors.requireRuntime(record);
+    context.keys().revokeAtAgent(handle);
+    try {
+      context.backend().pause(handle);
+    } catch (RuntimeException e) {
+      throw new SandboxException(
+          "could not pause sandbox " + id + "; its session key is revoked; try pausing again",
+          Optional.of(id),
+          e);
+    }
+    context.records().change(id, r -> r.withStatus(SandboxStatus.PAUSED, none()));
+  }
+}

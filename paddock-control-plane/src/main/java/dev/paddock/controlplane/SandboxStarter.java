@@ -1,0 +1,210 @@
+package dev.paddock.controlplane;
+
+import static dev.paddock.controlplane.LifecycleErrors.none;
+
+import dev.paddock.api.Caller;
+import dev.paddock.api.KeyDigest;
+import dev.paddock.api.SandboxInfo;
+import dev.paddock.api.SandboxSpec;
+import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.StartRequest;
+import dev.paddock.api.spi.RuntimeFailure;
+import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.api.spi.RuntimeRequest;
+import dev.paddock.api.spi.RuntimeStartException;
+import dev.paddock.store.ConflictException;
+import dev.paddock.store.SandboxRecord;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts sandboxes: validates the id, admits the start against capacity, inserts the record
+ * STARTING with its key's hash, and asks the backend for the runtime on a virtual thread that holds
+ * the sandbox's permit until the runtime is up or has failed.
+ */
+final class SandboxStarter {
+  private static final Logger LOG = LoggerFactory.getLogger(SandboxStarter.class);
+  private static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9-]{2,62}");
+  private static final HexFormat HEX = HexFormat.of();
+
+  private final LifecycleContext context;
+  private final StartPlans plans;
+  private final Capacity capacity;
+  private final InitialSnapshots snapshots;
+  private final SecureRandom random = new SecureRandom();
+
+  SandboxStarter(
+      LifecycleContext context, StartPlans plans, Capacity capacity, InitialSnapshots snapshots) {
+    this.context = context;
+    this.plans = plans;
+    this.capacity = capacity;
+    this.snapshots = snapshots;
+  }
+
+  SandboxInfo start(Caller caller, StartRequest request) {
+    Instant now = context.config().clock().instant();
+    StartPlans.Plan plan = plans.plan(request, now);
+    SandboxSpec spec = plan.spec();
+    String id = request.sandboxId().map(SandboxStarter::validId).orElseGet(this::newId);
+    SandboxPermits.Permit permit =
+        context
+            .permits()
+            .tryAcquire(id)
+            .orElseThrow(() -> idTaken(id)); // someone is changing that id now
+    CompletableFuture<Void> done = null;
+    String key;
+    SandboxRecord record;
+    try {
+      long generation = context.keys().firstGeneration();
+      key = context.keys().sessionKey(id, generation);
+      String keyHash = KeyDigest.sha256Hex(key);
+      // Registered before the record exists, so a waiter never finds STARTING without a future.
+      done = context.inFlight().begin(id);
+      record =
+          capacity.admit(
+              caller.userId(),
+              id,
+              () ->
+                  insert(
+                      newRecord(id, caller, plan, now).withKey(generation, Optional.of(keyHash))));
+      CompletableFuture<Void> started = done;
+      Thread.ofVirtual()
+          .name("paddock-start-" + id)
+          .start(() -> runStart(id, spec, keyHash, permit, started));
+    } catch (RuntimeException | Error e) {
+      if (done != null) {
+        context.inFlight().end(id, done);
+      }
+      permit.close();
+      throw e;
+    }
+    return context.views().issued(record, List.of(), key);
+  }
+
+  private static String validId(String id) {
+    if (!ID.matcher(id).matches()) {
+      throw new IllegalArgumentException(
+          "malformed sandbox id '"
+              + id
+              + "': use 3 to 63 lower-case letters, digits and '-', starting with a letter or"
+              + " digit");
+    }
+    return id;
+  }
+
+  private String newId() {
+    byte[] bytes = new byte[8];
+    random.nextBytes(bytes);
+    return "sb-" + HEX.formatHex(bytes);
+  }
+
+  /**
+   * The same answer whoever holds the id (the caller, another user, a create under way): ids are
+   * one namespace for all users, so "not available" cannot be hidden, but the owner is never named.
+   */
+  private static IllegalArgumentException idTaken(String id) {
+    return new IllegalArgumentException(
+        "sandbox id '"
+            + id
+            + "' is taken (ids are unique across all users, including deleted ones still being"
+            + " torn down); choose another");
+  }
+
+  private SandboxRecord newRecord(String id, Caller caller, StartPlans.Plan plan, Instant now) {
+    return new SandboxRecord(
+        id,
+        caller.userId(),
+        plan.spec().id(),
+        SandboxStatus.STARTING,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        now,
+        now,
+        0,
+        plan.settings(),
+        plan.timeoutAt(),
+        Optional.of(now),
+        0);
+  }
+
+  private SandboxRecord insert(SandboxRecord record) {
+    if (context.store().find(record.id()).isPresent()) {
+      throw idTaken(record.id());
+    }
+    try {
+      return context.store().insert(record);
+    } catch (ConflictException e) {
+      throw idTaken(record.id());
+    }
+  }
+
+  /** The start task, on its own virtual thread; holds the sandbox's permit until it ends. */
+  private void runStart(
+      String id,
+      SandboxSpec spec,
+      String keyHash,
+      SandboxPermits.Permit permit,
+      CompletableFuture<Void> done) {
+    long began = System.nanoTime();
+    try (permit) {
+      RuntimeRequest request =
+          new RuntimeRequest(
+              id, spec, spec.initialEnv(), List.of(keyHash), context.keys().adminDigest(id));
+      RuntimeHandle handle;
+      try {
+        handle = context.backend().start(request);
+      } catch (RuntimeStartException e) {
+        context.errors().recordStartFailure(id, e.failure(), e);
+        return;
+      } catch (RuntimeException e) {
+        context.errors().recordStartFailure(id, unknown(e), e);
+        return;
+      }
+      if (recordStarted(id, handle)) {
+        context.config().events().started(id, Duration.ofNanos(System.nanoTime() - began));
+        snapshots.begin(id, handle);
+      }
+    } finally {
+      context.inFlight().end(id, done);
+    }
+  }
+
+  /** Stores the started runtime; false when the sandbox could not be recorded as RUNNING. */
+  private boolean recordStarted(String id, RuntimeHandle handle) {
+    Optional<SandboxRecord> stored;
+    try {
+      stored =
+          context
+              .records()
+              .change(
+                  id,
+                  r ->
+                      r.withRuntime(Optional.of(handle)).withStatus(SandboxStatus.RUNNING, none()));
+    } catch (RuntimeException e) {
+      context.errors().destroyQuietly(handle, Optional.of(e));
+      context.errors().recordStartFailure(id, unknown(e), e);
+      return false;
+    }
+    if (stored.isEmpty()) {
+      // The record went away while the runtime started (removed from the store directly):
+      // nothing refers to the runtime any more, so it must not outlive this task.
+      LOG.warn("sandbox {} was removed while starting; destroying its runtime", id);
+      context.errors().destroyQuietly(handle, Optional.empty());
+      return false;
+    }
+    return true;
+  }
+
+  static RuntimeFailure unknown(RuntimeException e) {
+    return new RuntimeFailure(RuntimeFailure.Kind.UNKNOWN, e.toString());
+  }
+}
