@@ -16,6 +16,7 @@ import dev.paddock.controlplane.ControlPlaneSandboxService;
 import dev.paddock.controlplane.ForwardedEnvironment;
 import dev.paddock.controlplane.SandboxEvents;
 import dev.paddock.server.ApiServer;
+import dev.paddock.server.ApiServerConfig;
 import dev.paddock.server.Metrics;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
@@ -91,7 +92,15 @@ final class ServerCommand implements Callable<Integer> {
     int bindPort =
         port != null ? port : Integer.parseInt(settings.getOrDefault("PADDOCK_PORT", "3000"));
     ApiServer server =
-        ApiServer.start(bindHost, bindPort, service, specs, store, metrics, service.archives());
+        ApiServer.start(
+            bindHost,
+            bindPort,
+            service,
+            specs,
+            store,
+            metrics,
+            service.archives(),
+            ApiServerConfig.fromSettings(settings));
     ScheduledExecutorService reconciler = reconcileLoop(service, settings);
     if (bootstrapKey.isPresent()) {
       Path keyFile = writeSecret(data.resolve("admin.key"), bootstrapKey.get());

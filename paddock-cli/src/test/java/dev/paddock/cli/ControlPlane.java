@@ -12,6 +12,7 @@ import dev.paddock.controlplane.ControlPlaneConfig;
 import dev.paddock.controlplane.ControlPlaneSandboxService;
 import dev.paddock.controlplane.ForwardedEnvironment;
 import dev.paddock.server.ApiServer;
+import dev.paddock.server.ApiServerConfig;
 import dev.paddock.server.Metrics;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
@@ -47,6 +48,7 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
 
   private final UnaryOperator<ControlPlaneConfig.Builder> configure;
   private final Function<Path, ArchiveStore> archiveStores;
+  private ApiServerConfig apiConfig = ApiServerConfig.DEFAULT;
   private Path dataDir;
   private ArchiveStore archiveStore;
   private SandboxStore store;
@@ -83,6 +85,12 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     return new ControlPlane(b -> b.archives(settings), data -> stores.get());
   }
 
+  /** This control plane with the REST API's limits and keys from {@code config}. */
+  ControlPlane withApi(ApiServerConfig config) {
+    this.apiConfig = config;
+    return this;
+  }
+
   @Override
   public void beforeEach(ExtensionContext context) throws IOException {
     dataDir = Files.createTempDirectory("paddock-cp-test-");
@@ -111,7 +119,8 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
                 .build());
     ApiServer.bootstrapAdmin(store, Optional.of(ADMIN_KEY));
     server =
-        ApiServer.start("127.0.0.1", 0, service, specs, store, new Metrics(), service.archives());
+        ApiServer.start(
+            "127.0.0.1", 0, service, specs, store, new Metrics(), service.archives(), apiConfig);
   }
 
   @Override
@@ -167,6 +176,27 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
 
   Path dataDir() {
     return dataDir;
+  }
+
+  /** The store, for asserting what the API did (or did not) write. */
+  SandboxStore store() {
+    return store;
+  }
+
+  /** {@code method path} with a sandbox's {@code X-Session-API-Key}, as its agent would post. */
+  HttpResponse<String> asSandbox(String method, String path, String sessionKey, String body)
+      throws IOException, InterruptedException {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(url() + path))
+            .timeout(Duration.ofSeconds(60))
+            .header("X-Session-API-Key", sessionKey)
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body))
+            .build();
+    return http.send(request, HttpResponse.BodyHandlers.ofString());
   }
 
   String url() {

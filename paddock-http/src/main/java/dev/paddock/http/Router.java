@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
@@ -21,7 +22,7 @@ public final class Router implements HttpHandler {
     void handle(Call call) throws Exception;
   }
 
-  private record Entry(String method, String[] segments, Route route) {}
+  private record Entry(String method, String template, String[] segments, Route route) {}
 
   private static final System.Logger LOG = System.getLogger("paddock.agent.http");
 
@@ -56,8 +57,23 @@ public final class Router implements HttpHandler {
   }
 
   public Router add(String method, String template, Route route) {
-    entries.add(new Entry(method, split(template), route));
+    entries.add(new Entry(method, template, split(template), route));
     return this;
+  }
+
+  /**
+   * The template of the first route whose path matches {@code path}, whatever its method: what
+   * metrics may name a request by, never the raw path (its ids and any secret in it stay out).
+   */
+  public Optional<String> template(String path) {
+    String[] segments = split(path);
+    Map<String, String> ignored = new HashMap<>();
+    for (Entry entry : entries) {
+      if (matches(entry.segments, segments, ignored)) {
+        return Optional.of(entry.template);
+      }
+    }
+    return Optional.empty();
   }
 
   @Override
