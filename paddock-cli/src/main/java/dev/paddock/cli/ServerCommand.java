@@ -8,6 +8,7 @@ import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.api.spi.SandboxBackendProvider;
+import dev.paddock.cli.logging.PaddockLogging;
 import dev.paddock.controlplane.ArchiveSettings;
 import dev.paddock.controlplane.ArchiveStores;
 import dev.paddock.controlplane.ConfiguredSpecService;
@@ -40,6 +41,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -53,6 +56,8 @@ import picocli.CommandLine.Option;
     name = "server",
     description = "Run the control plane (REST API on --host:--port).")
 final class ServerCommand implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger("paddock.server");
+
   @Option(names = "--port", description = "port (env PADDOCK_PORT, default 3000)")
   Integer port;
 
@@ -74,6 +79,7 @@ final class ServerCommand implements Callable<Integer> {
     Path data = dataDir != null ? dataDir : new Connection().dataDir();
     Files.createDirectories(data);
     Map<String, String> settings = settings(data);
+    PaddockLogging.configure(settings);
     String runtimeName = settings.getOrDefault("RUNTIME", "process");
     SandboxBackendProvider provider = provider(runtimeName);
     Metrics metrics = new Metrics();
@@ -155,7 +161,7 @@ final class ServerCommand implements Callable<Integer> {
           try {
             service.reconcile();
           } catch (RuntimeException e) {
-            System.err.println("paddock: reconcile failed (next pass retries): " + e);
+            LOG.warn("reconcile failed (next pass retries)", e);
           }
         },
         seconds,

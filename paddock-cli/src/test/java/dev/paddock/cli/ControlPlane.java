@@ -45,6 +45,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
   static final String ADMIN_KEY = "pdk_test-admin-key-0123456789abcdef0123456789";
+  static final String MASTER_SECRET = "a-test-master-secret-of-at-least-32-bytes";
 
   private final UnaryOperator<ControlPlaneConfig.Builder> configure;
   private final Function<Path, ArchiveStore> archiveStores;
@@ -113,9 +114,7 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
             backend,
             specs,
             configure
-                .apply(
-                    ControlPlaneConfig.builder("a-test-master-secret-of-at-least-32-bytes")
-                        .archiveStore(archiveStore))
+                .apply(ControlPlaneConfig.builder(MASTER_SECRET).archiveStore(archiveStore))
                 .build());
     ApiServer.bootstrapAdmin(store, Optional.of(ADMIN_KEY));
     server =
