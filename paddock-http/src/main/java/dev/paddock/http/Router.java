@@ -116,8 +116,12 @@ public final class Router implements HttpHandler {
         reply(exchange, e.status(), e.getMessage());
       }
     } catch (IOException | java.io.UncheckedIOException e) {
-      // The client went away mid-request or mid-response: nothing left to tell it.
-      LOG.log(System.Logger.Level.DEBUG, "connection closed during " + exchange.getRequestURI(), e);
+      // The client went away mid-request or mid-response: nothing left to tell it. The path only:
+      // a query string may carry a key (OpenHands' session_api_key), and logs must never.
+      LOG.log(
+          System.Logger.Level.DEBUG,
+          "connection closed during " + exchange.getRequestURI().getPath(),
+          e);
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
