@@ -10,6 +10,7 @@ import dev.paddock.api.settings.Settings;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.api.spi.SandboxBackendProvider;
+import dev.paddock.cli.logging.PaddockLogging;
 import dev.paddock.controlplane.ArchiveSettings;
 import dev.paddock.controlplane.ArchiveStores;
 import dev.paddock.controlplane.ConfiguredSpecService;
@@ -20,6 +21,7 @@ import dev.paddock.controlplane.ForwardedEnvironment;
 import dev.paddock.controlplane.SandboxEvents;
 import dev.paddock.controlplane.SandboxLimits;
 import dev.paddock.server.ApiServer;
+import dev.paddock.server.ApiServerConfig;
 import dev.paddock.server.Metrics;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
@@ -41,6 +43,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -57,6 +61,8 @@ import picocli.CommandLine.Spec;
     name = "server",
     description = "Run the control plane (REST API on PADDOCK_HOST:PADDOCK_PORT).")
 final class ServerCommand implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger("paddock.server");
+
   @Spec CommandSpec spec;
 
   private final Map<String, String> environment;
@@ -79,8 +85,9 @@ final class ServerCommand implements Callable<Integer> {
     Path data = SettingsCatalog.dataDir(environment, given);
     Files.createDirectories(data);
     Settings typed = catalog.load(data, environment, given);
-    typed.warnings().forEach(w -> System.err.println("paddock: warning: " + w));
-    Map<String, String> settings = handedOn(typed, data);
+        Map<String, String> settings = handedOn(typed, data);
+    PaddockLogging.configure(settings);
+    typed.warnings().forEach(LOG::warn);
     String runtimeName = typed.get(ServerSettings.RUNTIME);
     SandboxBackendProvider provider = provider(runtimeName);
     Metrics metrics = new Metrics();
@@ -98,7 +105,15 @@ final class ServerCommand implements Callable<Integer> {
     String bindHost = typed.get(ServerSettings.HOST);
     int bindPort = typed.get(ServerSettings.PORT);
     ApiServer server =
-        ApiServer.start(bindHost, bindPort, service, specs, store, metrics, service.archives());
+        ApiServer.start(
+            bindHost,
+            bindPort,
+            service,
+            specs,
+            store,
+            metrics,
+            service.archives(),
+            ApiServerConfig.fromSettings(settings));
     ScheduledExecutorService reconciler =
         reconcileLoop(service, typed.get(ServerSettings.RECONCILE));
     if (bootstrapKey.isPresent()) {
@@ -166,12 +181,12 @@ final class ServerCommand implements Callable<Integer> {
           try {
             service.reconcile();
           } catch (RuntimeException e) {
-            System.err.println("paddock: reconcile failed (next pass retries): " + e);
+            LOG.warn("reconcile failed (next pass retries)", e);
           }
           try {
             service.enforceLifetimes();
           } catch (RuntimeException e) {
-            System.err.println("paddock: lifetime pass failed (next pass retries): " + e);
+            LOG.warn("lifetime pass failed (next pass retries)", e);
           }
         },
         every.toMillis(),

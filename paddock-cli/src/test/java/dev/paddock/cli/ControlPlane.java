@@ -12,6 +12,7 @@ import dev.paddock.controlplane.ControlPlaneConfig;
 import dev.paddock.controlplane.ControlPlaneSandboxService;
 import dev.paddock.controlplane.ForwardedEnvironment;
 import dev.paddock.server.ApiServer;
+import dev.paddock.server.ApiServerConfig;
 import dev.paddock.server.Metrics;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
@@ -44,9 +45,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
   static final String ADMIN_KEY = "pdk_test-admin-key-0123456789abcdef0123456789";
+  static final String MASTER_SECRET = "a-test-master-secret-of-at-least-32-bytes";
 
   private final UnaryOperator<ControlPlaneConfig.Builder> configure;
   private final Function<Path, ArchiveStore> archiveStores;
+  private ApiServerConfig apiConfig = ApiServerConfig.DEFAULT;
   private Path dataDir;
   private ArchiveStore archiveStore;
   private SandboxStore store;
@@ -83,6 +86,12 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     return new ControlPlane(b -> b.archives(settings), data -> stores.get());
   }
 
+  /** This control plane with the REST API's limits and keys from {@code config}. */
+  ControlPlane withApi(ApiServerConfig config) {
+    this.apiConfig = config;
+    return this;
+  }
+
   @Override
   public void beforeEach(ExtensionContext context) throws IOException {
     dataDir = Files.createTempDirectory("paddock-cp-test-");
@@ -105,13 +114,12 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
             backend,
             specs,
             configure
-                .apply(
-                    ControlPlaneConfig.builder("a-test-master-secret-of-at-least-32-bytes")
-                        .archiveStore(archiveStore))
+                .apply(ControlPlaneConfig.builder(MASTER_SECRET).archiveStore(archiveStore))
                 .build());
     ApiServer.bootstrapAdmin(store, Optional.of(ADMIN_KEY));
     server =
-        ApiServer.start("127.0.0.1", 0, service, specs, store, new Metrics(), service.archives());
+        ApiServer.start(
+            "127.0.0.1", 0, service, specs, store, new Metrics(), service.archives(), apiConfig);
   }
 
   @Override
@@ -163,6 +171,27 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
 
   Path dataDir() {
     return dataDir;
+  }
+
+  /** The store, for asserting what the API did (or did not) write. */
+  SandboxStore store() {
+    return store;
+  }
+
+  /** {@code method path} with a sandbox's {@code X-Session-API-Key}, as its agent would post. */
+  HttpResponse<String> asSandbox(String method, String path, String sessionKey, String body)
+      throws IOException, InterruptedException {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(url() + path))
+            .timeout(Duration.ofSeconds(60))
+            .header("X-Session-API-Key", sessionKey)
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body))
+            .build();
+    return http.send(request, HttpResponse.BodyHandlers.ofString());
   }
 
   String url() {

@@ -66,6 +66,21 @@ public record ControlPlaneConfig(
     }
   }
 
+  /** This configuration with {@code events} told about starts instead. */
+  public ControlPlaneConfig withEvents(SandboxEvents events) {
+    return new ControlPlaneConfig(
+        maxSandboxes,
+        maxSandboxesPerUser,
+        pauseOldest,
+        startTimeout,
+        agentAdminTimeout,
+        masterSecret,
+        clock,
+        events,
+        archives,
+        archiveStore);
+  }
+
   /** A builder with the defaults above and the given master secret. */
   public static Builder builder(String masterSecret) {
     return new Builder(masterSecret);

@@ -55,14 +55,16 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
   private final Lifetimes lifetimes;
   private final Optional<WorkspaceArchiver> archiver;
   private final StoredArchives archives;
+  private final LifecycleLog log;
 
   private ControlPlaneSandboxService(
       SandboxStore store,
       SandboxBackend backend,
       SandboxSpecService specs,
-      ControlPlaneConfig config) {
+      ControlPlaneConfig given) {
     this.store = store;
-    this.config = config;
+    this.log = new LifecycleLog(store, given.events());
+    this.config = given.withEvents(log);
     this.agents = new AgentAdminClient(config.agentAdminTimeout());
     SandboxPermits permits = new SandboxPermits();
     this.archiver =
@@ -161,7 +163,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
 
   @Override
   public SandboxInfo start(Caller caller, StartRequest request) {
-    return lifecycle.start(caller, request);
+    return log.start(caller, request.specId(), () -> lifecycle.start(caller, request));
   }
 
   /**
@@ -220,17 +222,29 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
 
   @Override
   public boolean pause(Caller caller, String sandboxId) {
-    if (visible(caller, sandboxId).isEmpty()) {
-      return false;
-    }
-    lifecycle.pause(sandboxId);
-    return true;
+    Optional<SandboxRecord> record = visible(caller, sandboxId);
+    return log.around(
+        "pause",
+        caller,
+        sandboxId,
+        record,
+        () -> {
+          record.ifPresent(r -> lifecycle.pause(sandboxId));
+          return record.isPresent();
+        },
+        LifecycleLog::okOrNotFound);
   }
 
   @Override
   public Optional<SandboxInfo> resume(Caller caller, String sandboxId) {
-    return visible(caller, sandboxId)
-        .map(r -> ownedBy(caller, r) ? lifecycle.resume(sandboxId) : withoutKey(sandboxId));
+    Optional<SandboxRecord> record = visible(caller, sandboxId);
+    return log.around(
+        "resume",
+        caller,
+        sandboxId,
+        record,
+        () -> record.map(r -> ownedBy(caller, r) ? lifecycle.resume(sandboxId) : withoutKey(sandboxId)),
+        resumed -> LifecycleLog.okOrNotFound(resumed.isPresent()));
   }
 
   // An admin may resume another user's sandbox, but its new key goes to the owner only.
@@ -244,11 +258,17 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
 
   @Override
   public boolean delete(Caller caller, String sandboxId) {
-    if (visible(caller, sandboxId).isEmpty()) {
-      return false;
-    }
-    lifecycle.delete(sandboxId);
-    return true;
+    Optional<SandboxRecord> record = visible(caller, sandboxId);
+    return log.around(
+        "delete",
+        caller,
+        sandboxId,
+        record,
+        () -> {
+          record.ifPresent(r -> lifecycle.delete(sandboxId));
+          return record.isPresent();
+        },
+        LifecycleLog::okOrNotFound);
   }
 
   /**
@@ -318,10 +338,17 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
   @Override
   public boolean archiveWorkspace(
       Caller caller, String sandboxId, Optional<String> conversationId) {
-    if (visible(caller, sandboxId).isEmpty()) {
+    Optional<SandboxRecord> record = visible(caller, sandboxId);
+    if (record.isEmpty()) {
       return true;
     }
-    return lifecycle.archive(sandboxId, conversationId);
+    return log.around(
+        "archive",
+        caller,
+        sandboxId,
+        record,
+        () -> lifecycle.archive(sandboxId, conversationId),
+        archived -> archived ? "ok" : "not_archived");
   }
 
   /** The stored archives, owner-scoped, also of deleted sandboxes. */

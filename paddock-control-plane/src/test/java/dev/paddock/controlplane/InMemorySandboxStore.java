@@ -5,15 +5,16 @@ import dev.paddock.api.PageRequest;
 import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.store.ApiKeyRecord;
+import dev.paddock.store.AppendedEvents;
 import dev.paddock.store.ConflictException;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.UserRecord;
 import dev.paddock.store.WebhookEvent;
+import dev.paddock.store.WebhookQuota;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
 import java.util.Comparator;
@@ -39,9 +40,6 @@ public final class InMemorySandboxStore implements SandboxStore {
   private final Map<String, SandboxRecord> sandboxes = new HashMap<>();
   private final Map<String, UserRecord> users = new LinkedHashMap<>();
   private final Map<String, ApiKeyRecord> apiKeys = new LinkedHashMap<>();
-  private final List<WebhookEvent> events = new ArrayList<>();
-  private final Map<String, String> conversations = new HashMap<>();
-  private long sequence;
 
   public InMemorySandboxStore(Clock clock) {
     this.clock = clock;
@@ -231,35 +229,30 @@ public final class InMemorySandboxStore implements SandboxStore {
         key.id(), key.userId(), key.keyHash(), key.label(), key.createdAt(), Optional.of(when));
   }
 
+  // The control plane never touches webhooks (the REST layer does): their ownership and quota
+  // rules are proven on the real store (SandboxStoreContract), not imitated here.
+
   @Override
-  public synchronized List<WebhookEvent> appendEvents(
-      String sandboxId, String conversationId, List<String> jsonEvents) {
-    List<WebhookEvent> added = new ArrayList<>();
-    for (String json : jsonEvents) {
-      added.add(new WebhookEvent(++sequence, sandboxId, conversationId, json, clock.instant()));
-    }
-    events.addAll(added);
-    return added;
+  public AppendedEvents appendEvents(
+      String sandboxId, String conversationId, List<String> jsonEvents, WebhookQuota quota) {
+    throw new UnsupportedOperationException("webhooks are not part of the control plane's tests");
   }
 
   @Override
   public synchronized List<WebhookEvent> events(
       String conversationId, long afterSequence, int limit) {
-    return events.stream()
-        .filter(e -> e.conversationId().equals(conversationId) && e.sequence() > afterSequence)
-        .limit(limit)
-        .toList();
+    return List.of();
   }
 
   @Override
-  public synchronized void upsertConversation(
-      String conversationId, String sandboxId, String json) {
-    conversations.put(conversationId, json);
+  public void upsertConversation(
+      String conversationId, String sandboxId, String json, WebhookQuota quota) {
+    throw new UnsupportedOperationException("webhooks are not part of the control plane's tests");
   }
 
   @Override
   public synchronized Optional<String> conversation(String conversationId) {
-    return Optional.ofNullable(conversations.get(conversationId));
+    return Optional.empty();
   }
 
   @Override

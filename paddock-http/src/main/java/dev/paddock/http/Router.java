@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
@@ -25,7 +26,8 @@ public final class Router implements HttpHandler {
     void handle(Call call) throws Exception;
   }
 
-  private record Entry(String method, String[] segments, Route route, WebSocketRoute socket) {
+  private record Entry(
+      String method, String template, String[] segments, Route route, WebSocketRoute socket) {
     boolean isWebSocket() {
       return socket != null;
     }
@@ -99,7 +101,7 @@ public final class Router implements HttpHandler {
   }
 
   public Router add(String method, String template, Route route) {
-    entries.add(new Entry(method, split(template), route, null));
+    entries.add(new Entry(method, template, split(template), route, null));
     return this;
   }
 
@@ -112,8 +114,23 @@ public final class Router implements HttpHandler {
    * HttpServers}; on another server an upgrade is a 501.
    */
   public Router websocket(String template, WebSocketRoute route) {
-    entries.add(new Entry("GET", split(template), null, Objects.requireNonNull(route, "route")));
+    entries.add(new Entry("GET", template, split(template), null, Objects.requireNonNull(route, "route")));
     return this;
+  }
+
+  /**
+   * The template of the first route whose path matches {@code path}, whatever its method: what
+   * metrics may name a request by, never the raw path (its ids and any secret in it stay out).
+   */
+  public Optional<String> template(String path) {
+    String[] segments = split(path);
+    Map<String, String> ignored = new HashMap<>();
+    for (Entry entry : entries) {
+      if (matches(entry.segments, segments, ignored)) {
+        return Optional.of(entry.template);
+      }
+    }
+    return Optional.empty();
   }
 
   @Override
@@ -138,8 +155,12 @@ public final class Router implements HttpHandler {
         reply(exchange, e.status(), e.getMessage());
       }
     } catch (IOException | java.io.UncheckedIOException e) {
-      // The client went away mid-request or mid-response: nothing left to tell it.
-      LOG.log(System.Logger.Level.DEBUG, "connection closed during " + exchange.getRequestURI(), e);
+      // The client went away mid-request or mid-response: nothing left to tell it. The path only:
+      // a query string may carry a key (OpenHands' session_api_key), and logs must never.
+      LOG.log(
+          System.Logger.Level.DEBUG,
+          "connection closed during " + exchange.getRequestURI().getPath(),
+          e);
     } catch (Exception e) {
       unexpected(exchange, call, e);
     } finally {

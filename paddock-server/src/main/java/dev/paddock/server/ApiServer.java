@@ -8,6 +8,8 @@ import dev.paddock.api.Caller;
 import dev.paddock.api.SandboxService;
 import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.WorkspaceArchives;
+import dev.paddock.http.Call;
+import dev.paddock.http.HttpError;
 import dev.paddock.http.HttpServerConfig;
 import dev.paddock.http.HttpServers;
 import dev.paddock.http.Router;
@@ -17,6 +19,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -71,6 +74,19 @@ public final class ApiServer implements AutoCloseable {
       SandboxStore store,
       Metrics metrics,
       WorkspaceArchives archives) {
+    return start(host, port, sandboxes, specs, store, metrics, archives, ApiServerConfig.DEFAULT);
+  }
+
+  /** As above, with the API's limits and keys from {@code config}. */
+  public static ApiServer start(
+      String host,
+      int port,
+      SandboxService sandboxes,
+      SandboxSpecService specs,
+      SandboxStore store,
+      Metrics metrics,
+      WorkspaceArchives archives,
+      ApiServerConfig config) {
     HttpServer http;
     try {
       http =
@@ -90,6 +106,7 @@ public final class ApiServer implements AutoCloseable {
             "GET",
             "/metrics",
             call -> {
+              config.metricsKey().ifPresent(key -> requireMetricsKey(call, key));
               call.setHeader("Content-Type", "text/plain; version=0.0.4");
               call.send(200, metrics.scrape(store).getBytes(StandardCharsets.UTF_8));
             })
@@ -104,7 +121,7 @@ public final class ApiServer implements AutoCloseable {
     new SpecRoutes(specs, auth).register(router);
     new ArchiveRoutes(archives, auth).register(router);
     new UserRoutes(store, auth, Clock.systemUTC()).register(router);
-    new WebhookRoutes(sandboxes, store).register(router);
+    new WebhookRoutes(sandboxes, store, config).register(router);
     ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor();
     http.setExecutor(handlers);
     http.createContext("/", counted(router, metrics));
@@ -112,18 +129,34 @@ public final class ApiServer implements AutoCloseable {
     return new ApiServer(http, handlers);
   }
 
-  /** Counts every request by method, route template and status code. */
-  private static HttpHandler counted(HttpHandler router, Metrics metrics) {
+  /**
+   * Counts every request by method, route template and status code; a path no route matches counts
+   * as {@link Metrics#UNMATCHED}, so neither ids nor whatever a client puts in a path (a secret, an
+   * injection attempt) reach the metrics.
+   */
+  private static HttpHandler counted(Router router, Metrics metrics) {
     return (HttpExchange exchange) -> {
       try {
         router.handle(exchange);
       } finally {
         metrics.request(
             exchange.getRequestMethod(),
-            Metrics.route(exchange.getRequestURI().getPath()),
+            router.template(exchange.getRequestURI().getPath()).orElse(Metrics.UNMATCHED),
             exchange.getResponseCode());
       }
     };
+  }
+
+  /** {@code Authorization: Bearer <key>}, compared in constant time. @throws HttpError 401 */
+  private static void requireMetricsKey(Call call, String key) {
+    String header = call.header("Authorization").orElse("");
+    byte[] given =
+        header.regionMatches(true, 0, "Bearer ", 0, 7)
+            ? header.substring(7).trim().getBytes(StandardCharsets.UTF_8)
+            : new byte[0];
+    if (!MessageDigest.isEqual(given, key.getBytes(StandardCharsets.UTF_8))) {
+      throw new HttpError(401, "/metrics needs 'Authorization: Bearer <PADDOCK_METRICS_KEY>'");
+    }
   }
 
   private static byte[] openApi() throws IOException {

@@ -6,6 +6,7 @@ import dev.paddock.store.SandboxStore;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.DoubleAdder;
@@ -23,7 +24,16 @@ public final class Metrics {
   private final LongAdder startCount = new LongAdder();
   private final DoubleAdder startSum = new DoubleAdder();
   private final Map<String, LongAdder> startFailures = new ConcurrentHashMap<>();
-  private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
+  private final Map<RequestKey, LongAdder> requests = new ConcurrentHashMap<>();
+
+  /** The route label of a request that matched no route: one series, whatever the path. */
+  static final String UNMATCHED = "unmatched";
+
+  /** Methods counted by name; any other is counted as {@code OTHER}. */
+  private static final Set<String> METHODS =
+      Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS");
+
+  private record RequestKey(String method, String route, String code) {}
 
   public Metrics() {
     for (int i = 0; i < startBuckets.length; i++) {
@@ -47,9 +57,15 @@ public final class Metrics {
     startFailures.computeIfAbsent(failureClass, k -> new LongAdder()).increment();
   }
 
+  /**
+   * Counts a request. {@code route} must be a route template or {@link #UNMATCHED}, never a raw
+   * path: with the method and status folded to fixed sets, the series stay bounded by the routes.
+   */
   void request(String method, String route, int status) {
+    String code = status >= 100 && status <= 599 ? Integer.toString(status) : "other";
+    String knownMethod = METHODS.contains(method) ? method : "OTHER";
     requests
-        .computeIfAbsent(method + "\u0000" + route + "\u0000" + status, k -> new LongAdder())
+        .computeIfAbsent(new RequestKey(knownMethod, route, code), k -> new LongAdder())
         .increment();
   }
 
@@ -69,7 +85,7 @@ public final class Metrics {
     byStatus.forEach(
         (status, n) ->
             out.append("paddock_sandboxes{status=\"")
-                .append(status)
+                .append(escape(status.name()))
                 .append("\"} ")
                 .append(n)
                 .append('\n'));
@@ -92,42 +108,41 @@ public final class Metrics {
     startFailures.forEach(
         (kind, n) ->
             out.append("paddock_sandbox_start_failures_total{class=\"")
-                .append(kind)
+                .append(escape(kind))
                 .append("\"} ")
                 .append(n.sum())
                 .append('\n'));
     out.append("# HELP paddock_http_requests_total Requests by route and status code.\n");
     out.append("# TYPE paddock_http_requests_total counter\n");
     requests.forEach(
-        (key, n) -> {
-          String[] parts = key.split("\u0000");
-          out.append("paddock_http_requests_total{method=\"")
-              .append(parts[0])
-              .append("\",route=\"")
-              .append(parts[1])
-              .append("\",code=\"")
-              .append(parts[2])
-              .append("\"} ")
-              .append(n.sum())
-              .append('\n');
-        });
+        (key, n) ->
+            out.append("paddock_http_requests_total{method=\"")
+                .append(escape(key.method()))
+                .append("\",route=\"")
+                .append(escape(key.route()))
+                .append("\",code=\"")
+                .append(escape(key.code()))
+                .append("\"} ")
+                .append(n.sum())
+                .append('\n'));
     return out.toString();
   }
 
-  /** The route template of a path, so metrics do not grow one series per sandbox id. */
-  static String route(String path) {
-    String[] parts = path.split("/", -1);
-    StringBuilder route = new StringBuilder();
-    for (int i = 1; i < parts.length; i++) {
-      String part = parts[i];
-      boolean variable =
-          (i == 4 && path.startsWith("/api/v1/sandboxes/") && !part.equals("search"))
-              || (i == 5 && path.startsWith("/api/v1/webhooks/events/"))
-              || (i == 4 && path.startsWith("/api/v1/users/") && !part.equals("me"))
-              || (i == 6 && path.startsWith("/api/v1/users/"))
-              || (i == 4 && path.startsWith("/api/v1/archives/"));
-      route.append('/').append(variable ? "{id}" : part);
+  /**
+   * A label value as the text exposition format requires: backslash, double quote and line feed
+   * escaped (https://prometheus.io/docs/instrumenting/exposition_formats/).
+   */
+  static String escape(String value) {
+    StringBuilder out = new StringBuilder(value.length());
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      switch (c) {
+        case '\\' -> out.append("\\\\");
+        case '"' -> out.append("\\\"");
+        case '\n' -> out.append("\\n");
+        default -> out.append(c);
+      }
     }
-    return route.length() == 0 ? "/" : route.toString();
+    return out.toString();
   }
 }

@@ -111,12 +111,13 @@ final class JdbcSandboxStore implements SandboxStore {
   }
 
   @Override
-  public List<WebhookEvent> appendEvents(
-      String sandboxId, String conversationId, List<String> jsonEvents) {
+  public AppendedEvents appendEvents(
+      String sandboxId, String conversationId, List<String> jsonEvents, WebhookQuota quota) {
     return webhooks.appendEvents(
         requireNonNull(sandboxId, "sandboxId"),
         requireNonNull(conversationId, "conversationId"),
-        List.copyOf(jsonEvents));
+        List.copyOf(jsonEvents),
+        requireNonNull(quota, "quota"));
   }
 
   @Override
@@ -125,11 +126,13 @@ final class JdbcSandboxStore implements SandboxStore {
   }
 
   @Override
-  public void upsertConversation(String conversationId, String sandboxId, String json) {
+  public void upsertConversation(
+      String conversationId, String sandboxId, String json, WebhookQuota quota) {
     webhooks.upsertConversation(
         requireNonNull(conversationId, "conversationId"),
         requireNonNull(sandboxId, "sandboxId"),
-        requireNonNull(json, "json"));
+        requireNonNull(json, "json"),
+        requireNonNull(quota, "quota"));
   }
 
   @Override

@@ -83,16 +83,30 @@ public interface SandboxStore extends AutoCloseable {
 
   // Webhooks
 
-  /** Stores events atomically (all or none); returns them with sequence numbers. */
-  List<WebhookEvent> appendEvents(String sandboxId, String conversationId, List<String> jsonEvents);
+  /**
+   * Stores events of a conversation atomically (all or none); returns them with sequence numbers.
+   * The first sandbox to post to a conversation id (by events or document) owns it: its owner and
+   * only it may write to it later. Beyond the quota's per-conversation limits the oldest events are
+   * dropped in the same transaction.
+   *
+   * @throws ConversationRefusedException when another sandbox or owner has the conversation, or the
+   *     sandbox owns the most conversations its quota allows; nothing is written
+   */
+  AppendedEvents appendEvents(
+      String sandboxId, String conversationId, List<String> jsonEvents, WebhookQuota quota);
 
   /**
    * Events of one conversation after {@code afterSequence}, oldest first, at most {@code limit}.
    */
   List<WebhookEvent> events(String conversationId, long afterSequence, int limit);
 
-  /** Stores (insert or replace) a conversation document a sandbox posted. */
-  void upsertConversation(String conversationId, String sandboxId, String json);
+  /**
+   * Stores (insert or replace) a conversation document a sandbox posted, under the same ownership
+   * rule as {@link #appendEvents}.
+   *
+   * @throws ConversationRefusedException as {@link #appendEvents} does; nothing is written
+   */
+  void upsertConversation(String conversationId, String sandboxId, String json, WebhookQuota quota);
 
   Optional<String> conversation(String conversationId);
 

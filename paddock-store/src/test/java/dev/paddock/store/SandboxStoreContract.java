@@ -362,10 +362,9 @@ public abstract class SandboxStoreContract {
 
   @Test
   void eventsAreNumberedInOrderAndReadAfterASequence() {
-    List<WebhookEvent> first =
-        store.appendEvents("sb-1", "conv-1", List.of("{\"a\":1}", "{\"b\":2}"));
-    store.appendEvents("sb-2", "conv-2", List.of("{\"other\":true}"));
-    List<WebhookEvent> second = store.appendEvents("sb-1", "conv-1", List.of("{\"c\":3}"));
+    List<WebhookEvent> first = append("sb-1", "conv-1", "{\"a\":1}", "{\"b\":2}").stored();
+    append("sb-2", "conv-2", "{\"other\":true}");
+    List<WebhookEvent> second = append("sb-1", "conv-1", "{\"c\":3}").stored();
 
     List<WebhookEvent> all = store.events("conv-1", 0, 100);
     assertThat(all)
@@ -376,19 +375,18 @@ public abstract class SandboxStoreContract {
     assertThat(store.events("conv-1", all.get(0).sequence(), 1)).containsExactly(all.get(1));
     assertThat(store.events("conv-1", all.get(2).sequence(), 10)).isEmpty();
     assertThat(store.events("conv-unknown", 0, 10)).isEmpty();
-    assertThat(store.appendEvents("sb-1", "conv-1", List.of())).isEmpty();
+    assertThat(append("sb-1", "conv-1").stored()).isEmpty();
   }
 
   @Test
   void appendingEventsIsAllOrNothing() throws SQLException {
     execute(rejectEventSql("poison"));
 
-    assertThatThrownBy(
-            () -> store.appendEvents("sb-1", "conv-1", List.of("{\"ok\":1}", "poison", "{}")))
+    assertThatThrownBy(() -> append("sb-1", "conv-1", "{\"ok\":1}", "poison", "{}"))
         .isInstanceOf(StoreException.class)
         .hasMessageContaining("conversation 'conv-1'");
     assertThat(store.events("conv-1", 0, 10)).isEmpty();
-    assertThat(store.appendEvents("sb-1", "conv-1", List.of("{}"))).hasSize(1);
+    assertThat(append("sb-1", "conv-1", "{}").stored()).hasSize(1);
   }
 
   @Test
@@ -399,8 +397,7 @@ public abstract class SandboxStoreContract {
         writers,
         w -> {
           for (int b = 0; b < batches; b++) {
-            store.appendEvents(
-                "sb", "conv", List.of(w + ":" + b + ":0", w + ":" + b + ":1", w + ":" + b + ":2"));
+            append("sb", "conv", w + ":" + b + ":0", w + ":" + b + ":1", w + ":" + b + ":2");
           }
           return null;
         });
@@ -414,15 +411,104 @@ public abstract class SandboxStoreContract {
   }
 
   @Test
-  void conversationsAreInsertedThenReplaced() {
+  void conversationsAreInsertedThenReplacedByTheirOwnSandbox() {
     assertThat(store.conversation("conv-1")).isEmpty();
 
-    store.upsertConversation("conv-1", "sb-1", "{\"v\":1}");
-    store.upsertConversation("conv-2", "sb-1", "{\"other\":1}");
-    store.upsertConversation("conv-1", "sb-2", "{\"v\":2}");
+    store.upsertConversation("conv-1", "sb-1", "{\"v\":1}", WebhookQuota.DEFAULT);
+    store.upsertConversation("conv-2", "sb-1", "{\"other\":1}", WebhookQuota.DEFAULT);
+    store.upsertConversation("conv-1", "sb-1", "{\"v\":2}", WebhookQuota.DEFAULT);
 
     assertThat(store.conversation("conv-1")).contains("{\"v\":2}");
     assertThat(store.conversation("conv-2")).contains("{\"other\":1}");
+  }
+
+  @Test
+  void aConversationBelongsToTheSandboxThatPostedToItFirst() {
+    store.upsertConversation("conv-1", "sb-1", "{\"v\":1}", WebhookQuota.DEFAULT);
+    append("sb-1", "conv-1", "{\"mine\":1}");
+    append("sb-2", "conv-2", "{\"first\":1}");
+
+    assertThatThrownBy(
+            () -> store.upsertConversation("conv-1", "sb-2", "{\"v\":2}", WebhookQuota.DEFAULT))
+        .isInstanceOf(ConversationRefusedException.class)
+        .hasMessageContaining("not this sandbox's");
+    assertThatThrownBy(() -> append("sb-2", "conv-1", "{\"injected\":1}"))
+        .isInstanceOf(ConversationRefusedException.class)
+        .extracting(e -> ((ConversationRefusedException) e).reason())
+        .isEqualTo(ConversationRefusedException.Reason.NOT_THIS_SANDBOX);
+    assertThatThrownBy(
+            () -> store.upsertConversation("conv-2", "sb-1", "{\"v\":3}", WebhookQuota.DEFAULT))
+        .as("events claim a conversation as a document does")
+        .isInstanceOf(ConversationRefusedException.class);
+
+    assertThat(store.conversation("conv-1")).contains("{\"v\":1}");
+    assertThat(store.conversation("conv-2")).isEmpty();
+    assertThat(store.events("conv-1", 0, 10))
+        .extracting(WebhookEvent::json)
+        .containsExactly("{\"mine\":1}");
+  }
+
+  @Test
+  void aReusedSandboxIdOfAnotherOwnerDoesNotInheritItsConversations() {
+    store.insert(sandbox("sb-1", "alice", T0));
+    append("sb-1", "conv-1", "{\"alice\":1}");
+    store.delete("sb-1");
+    store.insert(sandbox("sb-1", "bob", T0.plusSeconds(1)));
+
+    assertThatThrownBy(() -> append("sb-1", "conv-1", "{\"bob\":1}"))
+        .isInstanceOf(ConversationRefusedException.class);
+    assertThat(store.events("conv-1", 0, 10)).extracting(WebhookEvent::json).hasSize(1);
+  }
+
+  @Test
+  void retentionDropsTheOldestEventsBeyondTheEventQuota() {
+    WebhookQuota three = new WebhookQuota(3, 1 << 20, 10);
+    store.appendEvents("sb", "conv", List.of("1", "2"), three);
+    AppendedEvents appended = store.appendEvents("sb", "conv", List.of("3", "4", "5"), three);
+
+    assertThat(appended.dropped()).isEqualTo(2);
+    assertThat(appended.stored()).extracting(WebhookEvent::json).containsExactly("3", "4", "5");
+    assertThat(store.events("conv", 0, 10))
+        .extracting(WebhookEvent::json)
+        .containsExactly("3", "4", "5");
+    assertThat(store.appendEvents("sb", "conv", List.of("6"), three).dropped()).isEqualTo(1);
+    assertThat(store.events("conv", 0, 10))
+        .extracting(WebhookEvent::json)
+        .containsExactly("4", "5", "6");
+  }
+
+  @Test
+  void retentionDropsTheOldestEventsBeyondTheByteQuota() {
+    WebhookQuota tenBytes = new WebhookQuota(1000, 10, 10);
+    store.appendEvents("sb", "conv", List.of("aaaa", "bbbb"), tenBytes);
+    AppendedEvents appended = store.appendEvents("sb", "conv", List.of("\u00e9\u00e9"), tenBytes);
+
+    assertThat(appended.dropped()).as("4 + 4 + 4 UTF-8 bytes > 10").isEqualTo(1);
+    assertThat(store.events("conv", 0, 10))
+        .extracting(WebhookEvent::json)
+        .containsExactly("bbbb", "\u00e9\u00e9");
+    assertThat(store.events("other", 0, 10)).isEmpty();
+  }
+
+  @Test
+  void aSandboxOwnsAtMostItsQuotaOfConversations() {
+    WebhookQuota two = new WebhookQuota(1000, 1 << 20, 2);
+    store.appendEvents("sb", "c1", List.of("{}"), two);
+    store.upsertConversation("c2", "sb", "{}", two);
+
+    assertThatThrownBy(() -> store.appendEvents("sb", "c3", List.of("{}"), two))
+        .isInstanceOf(ConversationRefusedException.class)
+        .extracting(e -> ((ConversationRefusedException) e).reason())
+        .isEqualTo(ConversationRefusedException.Reason.TOO_MANY_CONVERSATIONS);
+    assertThatThrownBy(() -> store.upsertConversation("c3", "sb", "{}", two))
+        .isInstanceOf(ConversationRefusedException.class);
+    assertThat(store.appendEvents("sb", "c1", List.of("{}"), two).stored()).hasSize(1);
+    assertThat(store.appendEvents("other", "c3", List.of("{}"), two).stored()).hasSize(1);
+    assertThat(store.conversation("c3")).isEmpty();
+  }
+
+  private AppendedEvents append(String sandboxId, String conversationId, String... events) {
+    return store.appendEvents(sandboxId, conversationId, List.of(events), WebhookQuota.DEFAULT);
   }
 
   // Schema and concurrency
