@@ -85,7 +85,7 @@ final class ServerCommand implements Callable<Integer> {
     Path data = SettingsCatalog.dataDir(environment, given);
     Files.createDirectories(data);
     Settings typed = catalog.load(data, environment, given);
-        Map<String, String> settings = handedOn(typed, data);
+    Map<String, String> settings = handedOn(typed, data);
     PaddockLogging.configure(settings);
     typed.warnings().forEach(LOG::warn);
     String runtimeName = typed.get(ServerSettings.RUNTIME);

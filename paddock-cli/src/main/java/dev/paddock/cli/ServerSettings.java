@@ -50,7 +50,21 @@ final class ServerSettings {
       Setting.oneOf("PADDOCK_LOG_FORMAT", "log lines as text or as JSON objects", "text", "json")
           .withDefault("text");
 
-  // Webhook quotas (PADDOCK_WEBHOOK_*): the webhook slice declares them in this list.
+  // Webhook quotas, read by ApiServerConfig from the settings map handed on.
+  static final Setting<Long> WEBHOOK_MAX_REQUEST_BYTES =
+      Setting.size("PADDOCK_WEBHOOK_MAX_REQUEST_BYTES", "largest webhook request body")
+          .withDefault(1L << 20);
+  static final Setting<Integer> WEBHOOK_MAX_EVENTS =
+      Setting.integer(
+              "PADDOCK_WEBHOOK_MAX_EVENTS", "events kept per conversation", 1, Integer.MAX_VALUE)
+          .withDefault(10_000);
+  static final Setting<Long> WEBHOOK_MAX_BYTES =
+      Setting.size("PADDOCK_WEBHOOK_MAX_BYTES", "bytes of events kept per conversation")
+          .withDefault(16L << 20);
+  static final Setting<Integer> WEBHOOK_MAX_CONVERSATIONS =
+      Setting.integer(
+              "PADDOCK_WEBHOOK_MAX_CONVERSATIONS", "conversations per sandbox", 1, 1_000_000)
+          .withDefault(10);
 
   static final List<Setting<?>> ALL =
       List.of(
@@ -64,7 +78,11 @@ final class ServerSettings {
           DATABASE_PASSWORD,
           RECONCILE,
           METRICS_KEY,
-          LOG_FORMAT);
+          LOG_FORMAT,
+          WEBHOOK_MAX_REQUEST_BYTES,
+          WEBHOOK_MAX_EVENTS,
+          WEBHOOK_MAX_BYTES,
+          WEBHOOK_MAX_CONVERSATIONS);
 
   /**
    * Names under the checked prefixes that other programs read (the CLI client, the agent, tests),

@@ -78,7 +78,8 @@ public record ControlPlaneConfig(
         clock,
         events,
         archives,
-        archiveStore);
+        archiveStore,
+        limits);
   }
 
   /** A builder with the defaults above and the given master secret. */

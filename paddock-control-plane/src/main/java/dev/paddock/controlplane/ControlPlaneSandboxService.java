@@ -243,7 +243,9 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
         caller,
         sandboxId,
         record,
-        () -> record.map(r -> ownedBy(caller, r) ? lifecycle.resume(sandboxId) : withoutKey(sandboxId)),
+        () ->
+            record.map(
+                r -> ownedBy(caller, r) ? lifecycle.resume(sandboxId) : withoutKey(sandboxId)),
         resumed -> LifecycleLog.okOrNotFound(resumed.isPresent()));
   }
 

@@ -2,16 +2,13 @@ package dev.paddock.controlplane;
 
 import dev.paddock.api.settings.Settings;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -69,9 +66,15 @@ public record SandboxLimits(
   public static SandboxLimits fromSettings(Settings settings) {
     return new SandboxLimits(
         settings.get(ControlPlaneSettings.ALLOWED_IMAGES),
-        settings.find(ControlPlaneSettings.MAX_CPUS).map(OptionalDouble::of).orElse(OptionalDouble.empty()),
+        settings
+            .find(ControlPlaneSettings.MAX_CPUS)
+            .map(OptionalDouble::of)
+            .orElse(OptionalDouble.empty()),
         positive(settings.find(ControlPlaneSettings.MAX_MEMORY)),
-        settings.find(ControlPlaneSettings.MAX_PIDS).map(OptionalInt::of).orElse(OptionalInt.empty()),
+        settings
+            .find(ControlPlaneSettings.MAX_PIDS)
+            .map(OptionalInt::of)
+            .orElse(OptionalInt.empty()),
         positive(settings.find(ControlPlaneSettings.MAX_DISK)),
         settings.find(ControlPlaneSettings.DEFAULT_TIMEOUT),
         settings.find(ControlPlaneSettings.MAX_TIMEOUT),

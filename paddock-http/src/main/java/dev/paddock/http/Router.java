@@ -114,7 +114,8 @@ public final class Router implements HttpHandler {
    * HttpServers}; on another server an upgrade is a 501.
    */
   public Router websocket(String template, WebSocketRoute route) {
-    entries.add(new Entry("GET", template, split(template), null, Objects.requireNonNull(route, "route")));
+    entries.add(
+        new Entry("GET", template, split(template), null, Objects.requireNonNull(route, "route")));
     return this;
   }
 

@@ -1,6 +1,6 @@
 package dev.paddock.server;
 
-import dev.paddock.api.spi.SettingValues;
+import dev.paddock.api.settings.Setting;
 import dev.paddock.store.WebhookQuota;
 import java.util.Map;
 import java.util.Objects;
@@ -59,7 +59,10 @@ public record ApiServerConfig(
   }
 
   private static long size(Map<String, String> settings, String name, long fallback) {
-    return SettingValues.size(name, settings.get(name)).orElse(fallback);
+    String value = settings.get(name);
+    return value == null || value.isBlank()
+        ? fallback
+        : Setting.size(name, "a size").parse(value.strip());
   }
 
   private static long count(Map<String, String> settings, String name, long fallback) {
