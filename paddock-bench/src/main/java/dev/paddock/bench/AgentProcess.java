@@ -151,6 +151,10 @@ final class AgentProcess implements AutoCloseable {
     return HexFormat.of().formatHex(bytes);
   }
 
+  String sessionKey() {
+    return sessionKey;
+  }
+
   int port() {
     return port;
   }

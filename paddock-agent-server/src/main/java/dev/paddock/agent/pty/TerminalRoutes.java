@@ -68,6 +68,10 @@ public final class TerminalRoutes {
       throw HttpError.badRequest(e.getMessage());
     } catch (IllegalStateException e) {
       throw new HttpError(429, e.getMessage());
+    } catch (IOException e) {
+      // Opening the pty or starting the child failed (e.g. the kernel's pty limit): not the
+      // client's connection, which the router would otherwise assume an IOException means.
+      throw new HttpError(503, "cannot open a terminal: " + e.getMessage());
     }
   }
 

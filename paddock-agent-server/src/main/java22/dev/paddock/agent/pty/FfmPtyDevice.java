@@ -100,16 +100,27 @@ final class FfmPtyDevice implements PtyDevice {
       if (ready <= 0) {
         return ready == 0 || FfmPtySystem.errno(readState) == FfmPtySystem.EINTR ? 0 : -1;
       }
-      long n =
-          (long)
-              FfmPtySystem.READ.invokeExact(
-                  readState, master, readBuffer, (long) Math.min(length, READ_BUFFER));
-      if (n < 0) {
-        int errno = FfmPtySystem.errno(readState);
-        return errno == FfmPtySystem.EAGAIN || errno == FfmPtySystem.EINTR ? 0 : -1;
+      // A pty hands out at most about 4 KiB per read: read on until the buffer is full or the
+      // master is drained, so the scrollback and viewers see fewer, larger chunks.
+      long want = Math.min(length, READ_BUFFER);
+      long total = 0;
+      while (total < want) {
+        long n =
+            (long)
+                FfmPtySystem.READ.invokeExact(
+                    readState, master, readBuffer.asSlice(total), want - total);
+        if (n > 0) {
+          total += n;
+          continue;
+        }
+        int errno = n < 0 ? FfmPtySystem.errno(readState) : FfmPtySystem.EAGAIN;
+        if (total == 0 && errno != FfmPtySystem.EAGAIN && errno != FfmPtySystem.EINTR) {
+          return -1;
+        }
+        break;
       }
-      MemorySegment.copy(readBuffer, ValueLayout.JAVA_BYTE, 0, buffer, offset, (int) n);
-      return (int) n;
+      MemorySegment.copy(readBuffer, ValueLayout.JAVA_BYTE, 0, buffer, offset, (int) total);
+      return (int) total;
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Throwable e) {
