@@ -33,9 +33,6 @@ final class SandboxViews {
    */
   static final long DISPLAY_TTL_NANOS = 1_000_000_000L;
 
-  /** The runtime-handle attribute in which a backend lists the limits it could not enforce. */
-  static final String UNENFORCED_ATTRIBUTE = "unenforced-limits";
-
   private final SandboxBackend backend;
   private final Map<String, Observed> observed = new ConcurrentHashMap<>();
 
@@ -135,16 +132,8 @@ final class SandboxViews {
         unenforced(record));
   }
 
-  /**
-   * The limits the backend said it could not enforce: its handle attribute {@value
-   * #UNENFORCED_ATTRIBUTE}, a comma-separated list of {@code cpus}, {@code memory}, {@code pids},
-   * {@code disk}.
-   */
+  /** The limits the backend said it could not enforce ({@link RuntimeHandle#UNENFORCED}). */
   private static List<String> unenforced(SandboxRecord record) {
-    return record.runtime().map(h -> h.attributes().getOrDefault(UNENFORCED_ATTRIBUTE, "")).stream()
-        .flatMap(v -> java.util.Arrays.stream(v.split(",")))
-        .map(String::strip)
-        .filter(v -> !v.isEmpty())
-        .toList();
+    return record.runtime().map(RuntimeHandle::unenforcedLimits).orElse(List.of());
   }
 }
