@@ -49,6 +49,16 @@ final class ServerSettings {
   static final Setting<String> LOG_FORMAT =
       Setting.oneOf("PADDOCK_LOG_FORMAT", "log lines as text or as JSON objects", "text", "json")
           .withDefault("text");
+  static final Setting<String> LOG_LEVEL =
+      Setting.oneOf(
+              "PADDOCK_LOG_LEVEL",
+              "the lowest level logged (JDK loggers never below info)",
+              "trace",
+              "debug",
+              "info",
+              "warn",
+              "error")
+          .withDefault("info");
 
   // Webhook quotas, read by ApiServerConfig from the settings map handed on.
   static final Setting<Long> WEBHOOK_MAX_REQUEST_BYTES =
@@ -79,6 +89,7 @@ final class ServerSettings {
           RECONCILE,
           METRICS_KEY,
           LOG_FORMAT,
+          LOG_LEVEL,
           WEBHOOK_MAX_REQUEST_BYTES,
           WEBHOOK_MAX_EVENTS,
           WEBHOOK_MAX_BYTES,
