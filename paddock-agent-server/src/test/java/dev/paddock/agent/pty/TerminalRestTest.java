@@ -90,10 +90,13 @@ class TerminalRestTest {
   @Test
   void interruptReachesTheForegroundProgramOnly() throws Exception {
     String id = terminals.create("{}");
+    // The shell reads its input first, so the sleep below is a job of the interactive shell.
+    terminals.type(id, "echo ready-$((6*7))\r");
+    terminals.awaitOutput(id, "ready-42\r\n");
     terminals.type(id, "sleep 100\r");
     Awaitility.await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> !childrenNamed("sleep").isEmpty());
+        .until(() -> childrenNamed("sleep").stream().anyMatch(TerminalRestTest::inForeground));
 
     HttpResponse<String> signalled =
         agent.postJson("/api/terminals/" + id + "/signal", "{\"signal\": \"SIGINT\"}");
@@ -225,6 +228,17 @@ class TerminalRestTest {
     try {
       String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
       return !stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
+
+  /** Whether the process leads its terminal's foreground group ({@code tpgid == pgrp}). */
+  private static boolean inForeground(ProcessHandle process) {
+    try {
+      String stat = Files.readString(Path.of("/proc/" + process.pid() + "/stat"));
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return fields[2].equals(fields[5]);
     } catch (java.io.IOException e) {
       return false;
     }
