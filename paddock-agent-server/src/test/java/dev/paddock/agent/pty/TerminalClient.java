@@ -18,9 +18,15 @@ final class TerminalClient {
     this.agent = agent;
   }
 
-  /** Creates a terminal from a JSON request body; returns its id. */
+  /**
+   * Creates a terminal from a JSON request body; returns its id. An empty body gets {@code HOME}
+   * set to the workspace, so the login shell does not run the host user's profile (root's here runs
+   * {@code pyenv rehash}, which waits up to a minute on a lock file that a shell killed by an
+   * earlier test can leave behind).
+   */
   String create(String json) throws Exception {
-    HttpResponse<String> created = agent.postJson("/api/terminals", json);
+    String body = json.equals("{}") ? "{\"env\": {\"HOME\": \"" + agent.workspace() + "\"}}" : json;
+    HttpResponse<String> created = agent.postJson("/api/terminals", body);
     assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
     return (String) AgentFixture.json(created).get("id");
   }
