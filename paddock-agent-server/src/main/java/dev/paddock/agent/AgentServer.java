@@ -191,7 +191,7 @@ public final class AgentServer implements AutoCloseable {
         key -> config.sessionKeys().accepts(key));
     FileRoutes.register(router, config, user);
     EditRoutes.register(router, config, user);
-    SearchRoutes.register(router, config);
+    SearchRoutes.register(router, config, user);
     GitRoutes.register(router, config, user);
     TerminalRoutes.register(router, terminals);
     PathGuard guard = new PathGuard(config.fileRoots());

@@ -4,9 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.LinkOption;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,11 +36,13 @@ final class FileGrep {
     this.options = options;
   }
 
-  /** Up to {@code max} matching lines of {@code file}, reported under {@code shown}. */
-  Result scan(Path file, String shown, int max) throws IOException {
+  /**
+   * Up to {@code max} matching lines of the open file {@code channel} (the caller closes it),
+   * reported under {@code shown}.
+   */
+  Result scan(FileChannel channel, String shown, int max) throws IOException {
     List<Map<String, Object>> found = new ArrayList<>();
-    try (FileChannel channel =
-        FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    {
       int filled = 0;
       int regionStart = 0;
       long regionLine = 1;
