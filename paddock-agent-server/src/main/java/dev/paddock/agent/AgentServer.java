@@ -5,7 +5,7 @@ import dev.paddock.agent.bash.BashRoutes;
 import dev.paddock.agent.bash.BashService;
 import dev.paddock.agent.edit.EditRoutes;
 import dev.paddock.agent.files.FileRoutes;
-import dev.paddock.agent.files.PathGuard;
+import dev.paddock.agent.files.SafeFs;
 import dev.paddock.agent.git.GitRoutes;
 import dev.paddock.agent.plugin.PluginException;
 import dev.paddock.agent.plugin.Plugins;
@@ -194,15 +194,14 @@ public final class AgentServer implements AutoCloseable {
     SearchRoutes.register(router, config, user);
     GitRoutes.register(router, config, user);
     TerminalRoutes.register(router, terminals);
-    PathGuard guard = new PathGuard(config.fileRoots());
-    WatchRoutes.register(router, guard);
+    SafeFs fs = SafeFs.create(config.fileRoots(), user);
+    WatchRoutes.register(router, fs);
     config
         .pluginPath()
         .ifPresent(
             dir ->
                 plugins =
-                    Plugins.start(
-                        dir, router, guard, user, config.workspace(), bash.environment()));
+                    Plugins.start(dir, router, fs, user, config.workspace(), bash.environment()));
     return router;
   }
 
