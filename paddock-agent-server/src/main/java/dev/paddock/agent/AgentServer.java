@@ -5,7 +5,7 @@ import dev.paddock.agent.bash.BashRoutes;
 import dev.paddock.agent.bash.BashService;
 import dev.paddock.agent.edit.EditRoutes;
 import dev.paddock.agent.files.FileRoutes;
-import dev.paddock.agent.files.PathGuard;
+import dev.paddock.agent.files.SafeFs;
 import dev.paddock.agent.git.GitRoutes;
 import dev.paddock.agent.plugin.PluginException;
 import dev.paddock.agent.plugin.Plugins;
@@ -63,6 +63,7 @@ public final class AgentServer implements AutoCloseable {
   private final BashService bash;
   private final TerminalService terminals;
   private Plugins plugins = Plugins.none();
+  private Router router;
   private final long startedNanos = System.nanoTime();
   private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
   private final boolean open;
@@ -109,7 +110,8 @@ public final class AgentServer implements AutoCloseable {
     http.setExecutor(handlers);
     AgentServer server = new AgentServer(config, user, http, handlers);
     try {
-      http.createContext("/", server.router());
+      server.router = server.router();
+      http.createContext("/", server.router);
     } catch (RuntimeException e) {
       server.close();
       throw e;
@@ -168,6 +170,23 @@ public final class AgentServer implements AutoCloseable {
     return config;
   }
 
+  /** The routes served, as {@link Router#routes()} lists them. */
+  List<String> routes() {
+    return router.routes();
+  }
+
+  /** {@code GET /openapi.json}: the agent's API description, a resource kept beside this class. */
+  private static void openApi(dev.paddock.http.Call call) throws IOException {
+    try (java.io.InputStream in = AgentServer.class.getResourceAsStream("openapi.json")) {
+      if (in == null) {
+        throw new IllegalStateException("openapi.json is missing from the agent's jar");
+      }
+      byte[] body = in.readAllBytes();
+      call.setHeader("Content-Type", "application/json");
+      call.send(200, body);
+    }
+  }
+
   private Router router() {
     Router router =
         Router.builder()
@@ -177,6 +196,7 @@ public final class AgentServer implements AutoCloseable {
             .build();
     router
         .add("GET", "/alive", call -> call.sendJson(200, Map.of("status", "ok")))
+        .add("GET", "/openapi.json", AgentServer::openApi)
         .add("GET", "/health", call -> call.sendJson(200, Map.of("status", "ok")))
         .add("GET", "/ready", this::readiness)
         .add("GET", "/server_info", this::serverInfo)
@@ -191,18 +211,17 @@ public final class AgentServer implements AutoCloseable {
         key -> config.sessionKeys().accepts(key));
     FileRoutes.register(router, config, user);
     EditRoutes.register(router, config, user);
-    SearchRoutes.register(router, config);
+    SearchRoutes.register(router, config, user);
     GitRoutes.register(router, config, user);
     TerminalRoutes.register(router, terminals);
-    PathGuard guard = new PathGuard(config.fileRoots());
-    WatchRoutes.register(router, guard);
+    SafeFs fs = SafeFs.create(config.fileRoots(), user);
+    WatchRoutes.register(router, fs);
     config
         .pluginPath()
         .ifPresent(
             dir ->
                 plugins =
-                    Plugins.start(
-                        dir, router, guard, user, config.workspace(), bash.environment()));
+                    Plugins.start(dir, router, fs, user, config.workspace(), bash.environment()));
     return router;
   }
 

@@ -120,6 +120,15 @@ public final class Router implements HttpHandler {
   }
 
   /**
+   * Every route registered, in order, as {@code "METHOD template"} ({@code "GET /api/x/{id}"}; a
+   * WebSocket route is its {@code GET}): for checking a route description (an OpenAPI document)
+   * against what is really served.
+   */
+  public List<String> routes() {
+    return entries.stream().map(e -> e.method + " " + e.template).toList();
+  }
+
+  /**
    * The template of the first route whose path matches {@code path}, whatever its method: what
    * metrics may name a request by, never the raw path (its ids and any secret in it stay out).
    */

@@ -1,6 +1,8 @@
 package dev.paddock.agent.edit;
 
 import dev.paddock.agent.AgentConfig;
+import dev.paddock.agent.files.SafeFs;
+import dev.paddock.agent.files.SafeFs.Placement;
 import dev.paddock.agent.user.CommandUser;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
@@ -8,8 +10,6 @@ import dev.paddock.http.Router;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -22,7 +22,9 @@ import java.util.Set;
  * str_replace}, {@code insert}, {@code undo_edit}) as one route whose JSON body is the tool call's
  * arguments. Replies carry the text the tool would show the model in {@code output}, plus
  * structured fields; errors are {@code {"detail"}} with OpenHands' wording. Paths go through the
- * allowed roots ({@link GuardedPaths}).
+ * allowed roots through {@link SafeFs}: each command works on the file's parent directory as opened
+ * by its walk, so a directory swapped for a link meanwhile cannot send a read or a write outside
+ * the roots.
  */
 public final class EditRoutes {
   /** OpenHands' {@code MAX_FILE_SIZE_MB}: larger files are viewed in ranges, not edited. */
@@ -33,12 +35,12 @@ public final class EditRoutes {
 
   private static final Set<String> NO_QUERY = Set.of();
 
-  private final GuardedPaths paths;
+  private final SafeFs fs;
   private final FileViewer viewer = new FileViewer();
   private final Editor editor;
 
-  private EditRoutes(GuardedPaths paths, Editor editor) {
-    this.paths = paths;
+  private EditRoutes(SafeFs fs, Editor editor) {
+    this.fs = fs;
     this.editor = editor;
   }
 
@@ -49,18 +51,19 @@ public final class EditRoutes {
   public static void register(Router router, AgentConfig config, CommandUser user) {
     EditHistory history =
         new EditHistory(config.eventsDir().resolve("edit-history"), HISTORY_BYTES);
-    Editor editor = new Editor(new AtomicReplace(user), history, MAX_EDIT_BYTES);
-    EditRoutes routes = new EditRoutes(GuardedPaths.within(config.fileRoots()), editor);
+    SafeFs fs = SafeFs.create(config.fileRoots(), user);
+    Editor editor = new Editor(new AtomicReplace(fs), history, MAX_EDIT_BYTES);
+    EditRoutes routes = new EditRoutes(fs, editor);
     router.add("POST", "/api/file/edit", routes::edit);
   }
 
   private void edit(Call call) throws IOException {
     call.allowQuery(NO_QUERY);
     EditRequest request = EditRequest.parse(call.smallBody());
-    Path file = paths.resolve(request.path());
+    requireAbsolute(request.path());
     TextCodec codec = request.encoding().map(TextCodec::named).orElse(TextCodec.UTF_8);
     try {
-      call.sendJson(200, run(request, file, codec));
+      call.sendJson(200, run(request, codec));
     } catch (Editor.NotUnique e) {
       Map<String, Object> error = new LinkedHashMap<>();
       error.put("detail", e.getMessage());
@@ -72,11 +75,43 @@ public final class EditRoutes {
     }
   }
 
-  private Map<String, Object> run(EditRequest request, Path file, TextCodec codec)
+  private static void requireAbsolute(String path) {
+    if (!path.startsWith("/")) {
+      throw HttpError.badRequest(
+          "Invalid `path` parameter: "
+              + path
+              + ". The path should be an absolute path, starting with `/`.");
+    }
+  }
+
+  private Map<String, Object> run(EditRequest request, TextCodec codec) throws IOException {
+    if (request.command().equals("view")) {
+      return view(request, codec);
+    }
+    try (Placement at = place(request.path(), request.command().equals("create"))) {
+      return edit(request, at, codec);
+    }
+  }
+
+  /** The file's placement; a missing parent directory is OpenHands' "does not exist". */
+  private Placement place(String path, boolean createParents) throws IOException {
+    try {
+      return fs.place(path, createParents);
+    } catch (HttpError e) {
+      if (e.status() == 404) {
+        throw Editor.missing(Path.of(path).normalize());
+      }
+      if (e.status() == 400 && fs.stat(path, true).type() == SafeFs.FileType.DIRECTORY) {
+        throw Editor.isDirectory(Path.of(path).normalize());
+      }
+      throw e;
+    }
+  }
+
+  private Map<String, Object> edit(EditRequest request, Placement file, TextCodec codec)
       throws IOException {
     int max = request.maxOutputChars();
     return switch (request.command()) {
-      case "view" -> view(request, file, codec);
       case "create" ->
           editor.create(
               file,
@@ -127,9 +162,15 @@ public final class EditRoutes {
     };
   }
 
-  private Map<String, Object> view(EditRequest request, Path file, TextCodec codec)
-      throws IOException {
-    if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+  private Map<String, Object> view(EditRequest request, TextCodec codec) throws IOException {
+    Path file = Path.of(request.path()).normalize();
+    SafeFs.FileEntry entry;
+    try {
+      entry = fs.stat(request.path(), true);
+    } catch (HttpError e) {
+      throw e.status() == 404 ? Editor.missing(file) : e;
+    }
+    if (entry.type() == SafeFs.FileType.DIRECTORY) {
       if (request.viewRange().isPresent()) {
         throw HttpError.unprocessable(
             "Invalid `view_range` parameter: "
@@ -137,16 +178,19 @@ public final class EditRoutes {
                 + ". The `view_range` parameter is not allowed when `path` points to a"
                 + " directory.");
       }
-      return DirectoryViewer.view(file, request.maxOutputChars());
+      try (SafeFs.Directory dir = fs.directory(request.path())) {
+        return DirectoryViewer.view(dir, request.maxOutputChars());
+      }
     }
-    if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-      throw Editor.missing(file);
-    }
-    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+    if (entry.type() != SafeFs.FileType.FILE) {
       throw HttpError.badRequest(
-          "Invalid `path` parameter: " + file + ". It is not a regular file or a directory.");
+          "Invalid `path` parameter: "
+              + entry.path()
+              + ". It is not a regular file or a directory.");
     }
-    return viewer.view(file, request.viewRange(), codec, request.maxOutputChars());
+    try (Placement at = fs.place(request.path(), false)) {
+      return viewer.view(at, request.viewRange(), codec, request.maxOutputChars());
+    }
   }
 
   /** File-system failures the client can act on; the rest is a 500 naming the file. */

@@ -1,15 +1,13 @@
 package dev.paddock.agent.edit;
 
+import dev.paddock.agent.files.SafeFs;
+import dev.paddock.agent.files.SafeFs.Placement;
 import dev.paddock.http.HttpError;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,11 +16,12 @@ import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The editing commands of OpenHands' file editor on real paths: {@code create}, {@code
- * str_replace}, {@code insert} and {@code undo_edit}, with its rules and wording, working on the
- * file's bytes (no decoding of the whole file) and keeping its line endings, its trailing-newline
- * state, its mode and its owner. Edits of one file are serialised (striped locks), so two agents
- * editing it at once cannot lose either edit. Thread-safe.
+ * The editing commands of OpenHands' file editor on placed files ({@link SafeFs.Placement}: read,
+ * staged and renamed relative to the file's open parent directory, never by path): {@code create},
+ * {@code str_replace}, {@code insert} and {@code undo_edit}, with its rules and wording, working on
+ * the file's bytes (no decoding of the whole file) and keeping its line endings, its
+ * trailing-newline state, its mode and its owner. Edits of one file are serialised (striped locks),
+ * so two agents editing it at once cannot lose either edit. Thread-safe.
  */
 final class Editor {
   /** Lines shown around an edit, as OpenHands' {@code SNIPPET_CONTEXT_WINDOW}. */
@@ -58,8 +57,8 @@ final class Editor {
     Map<String, Object> apply() throws IOException;
   }
 
-  Map<String, Object> locked(Path file, Edit edit) throws IOException {
-    ReentrantLock lock = locks[Math.floorMod(file.hashCode(), locks.length)];
+  Map<String, Object> locked(Placement at, Edit edit) throws IOException {
+    ReentrantLock lock = locks[Math.floorMod(at.path().hashCode(), locks.length)];
     lock.lock();
     try {
       return edit.apply();
@@ -68,22 +67,23 @@ final class Editor {
     }
   }
 
-  Map<String, Object> create(Path file, String fileText, boolean overwrite, TextCodec codec)
+  Map<String, Object> create(Placement at, String fileText, boolean overwrite, TextCodec codec)
       throws IOException {
-    return locked(file, () -> createLocked(file, fileText, overwrite, codec));
+    return locked(at, () -> createLocked(at, fileText, overwrite, codec));
   }
 
   private Map<String, Object> createLocked(
-      Path file, String fileText, boolean overwrite, TextCodec codec) throws IOException {
+      Placement at, String fileText, boolean overwrite, TextCodec codec) throws IOException {
+    Path file = at.path();
     byte[] content = codec.encode(fileText);
-    Optional<BasicFileAttributes> existing = attributes(file);
+    Optional<BasicFileAttributes> existing = attributes(at);
     if (existing.isPresent() && existing.get().isDirectory()) {
       throw isDirectory(file);
     }
     Fingerprint after;
     if (existing.isEmpty()) {
       try {
-        after = writer.create(file, content);
+        after = writer.create(at, content);
       } catch (FileAlreadyExistsException e) {
         throw exists(file);
       }
@@ -92,8 +92,8 @@ final class Editor {
       throw exists(file);
     } else {
       requireRegular(file, existing.get());
-      byte[] before = readCapped(file, existing.get());
-      after = writer.replace(file, content, content.length);
+      byte[] before = readCapped(at, existing.get());
+      after = writer.replace(at, content, content.length);
       history.saved(
           file, Optional.of(before), before.length, Fingerprint.of(existing.get()), after);
     }
@@ -105,7 +105,8 @@ final class Editor {
   }
 
   Map<String, Object> strReplace(
-      Path file, String oldStr, String newStr, TextCodec codec, int maxChars) throws IOException {
+      Placement at, String oldStr, String newStr, TextCodec codec, int maxChars)
+      throws IOException {
     if (oldStr.isEmpty()) {
       throw HttpError.unprocessable(
           "Invalid `old_str` parameter: it is empty. Copy the text to replace exactly from a"
@@ -117,25 +118,27 @@ final class Editor {
               + newStr
               + ". No replacement was performed. `new_str` and `old_str` must be different.");
     }
-    return locked(file, () -> strReplaceLocked(file, oldStr, newStr, codec, maxChars));
+    return locked(at, () -> strReplaceLocked(at, oldStr, newStr, codec, maxChars));
   }
 
   private Map<String, Object> strReplaceLocked(
-      Path file, String oldStr, String newStr, TextCodec codec, int maxChars) throws IOException {
-    Text text = read(file, codec);
+      Placement at, String oldStr, String newStr, TextCodec codec, int maxChars)
+      throws IOException {
+    Path file = at.path();
+    Text text = read(at, codec);
     byte[] needle = codec.encode(text.ending().apply(oldStr));
     byte[] replacement = codec.encode(text.ending().apply(newStr));
     List<Integer> found = Bytes.occurrences(text.bytes(), text.length(), needle);
     if (found.size() != 1) {
       throw new NotUnique(file, oldStr, found.size(), Bytes.lineNumbers(text.bytes(), found));
     }
-    int at = found.get(0);
-    byte[] edited = splice(text, at, needle.length, replacement);
-    save(file, text, edited);
-    int line = 1 + Bytes.count(text.bytes(), 0, at, (byte) '\n');
+    int offset = found.get(0);
+    byte[] edited = splice(text, offset, needle.length, replacement);
+    save(at, text, edited);
+    int line = 1 + Bytes.count(text.bytes(), 0, offset, (byte) '\n');
     int start = Math.max(1, line - SNIPPET_CONTEXT);
     int end = line + SNIPPET_CONTEXT + (int) newStr.chars().filter(c -> c == '\n').count();
-    int startOffset = Bytes.lineStartBefore(edited, at, line - start);
+    int startOffset = Bytes.lineStartBefore(edited, offset, line - start);
     Map<String, Object> reply = reply("str_replace", file, true);
     NumberedLines shown = snippetLines(edited, startOffset, start, end, codec, maxChars);
     int shownEnd = shown.lastLine(start);
@@ -155,13 +158,16 @@ final class Editor {
   }
 
   Map<String, Object> insert(
-      Path file, long insertLine, String newStr, TextCodec codec, int maxChars) throws IOException {
-    return locked(file, () -> insertLocked(file, insertLine, newStr, codec, maxChars));
+      Placement at, long insertLine, String newStr, TextCodec codec, int maxChars)
+      throws IOException {
+    return locked(at, () -> insertLocked(at, insertLine, newStr, codec, maxChars));
   }
 
   private Map<String, Object> insertLocked(
-      Path file, long insertLine, String newStr, TextCodec codec, int maxChars) throws IOException {
-    Text text = read(file, codec);
+      Placement at, long insertLine, String newStr, TextCodec codec, int maxChars)
+      throws IOException {
+    Path file = at.path();
+    Text text = read(at, codec);
     int lines = text.lines();
     if (insertLine < 0 || insertLine > lines) {
       throw HttpError.unprocessable(
@@ -184,9 +190,9 @@ final class Editor {
     } else if (!inserted.endsWith("\n")) {
       inserted = inserted + eol;
     }
-    int at = Bytes.lineStart(text.bytes(), text.length(), (int) insertLine + 1);
-    byte[] edited = splice(text, at, 0, codec.encode(inserted));
-    save(file, text, edited);
+    int offset = Bytes.lineStart(text.bytes(), text.length(), (int) insertLine + 1);
+    byte[] edited = splice(text, offset, 0, codec.encode(inserted));
+    save(at, text, edited);
     int added =
         newStr.endsWith("\n") ? newStr.split("\n", -1).length - 1 : newStr.split("\n", -1).length;
     int start = (int) Math.max(1, insertLine - SNIPPET_CONTEXT + 1);
@@ -213,20 +219,21 @@ final class Editor {
     return reply;
   }
 
-  Map<String, Object> undo(Path file, TextCodec codec, int maxChars) throws IOException {
-    return locked(file, () -> undoLocked(file, codec, maxChars));
+  Map<String, Object> undo(Placement at, TextCodec codec, int maxChars) throws IOException {
+    return locked(at, () -> undoLocked(at, codec, maxChars));
   }
 
-  private Map<String, Object> undoLocked(Path file, TextCodec codec, int maxChars)
+  private Map<String, Object> undoLocked(Placement at, TextCodec codec, int maxChars)
       throws IOException {
-    Fingerprint current = Fingerprint.of(file);
+    Path file = at.path();
+    Fingerprint current = Fingerprint.of(at);
     EditHistory.Previous previous =
         history
             .last(file, current)
             .orElseThrow(() -> HttpError.conflict("No edit history found for " + file + "."));
     Map<String, Object> reply = reply("undo_edit", file, true);
     if (previous.content().isEmpty()) {
-      Files.delete(file);
+      writer.delete(at);
       history.undone(file, Fingerprint.ABSENT);
       reply.put(
           "output",
@@ -239,7 +246,7 @@ final class Editor {
       return reply;
     }
     byte[] content = previous.content().get();
-    Fingerprint restored = writer.replace(file, content, content.length);
+    Fingerprint restored = writer.replace(at, content, content.length);
     history.undone(file, restored);
     int lines = Bytes.lineCount(content, content.length);
     reply.put(
@@ -253,9 +260,9 @@ final class Editor {
     return reply;
   }
 
-  private void save(Path file, Text before, byte[] edited) throws IOException {
-    Fingerprint after = writer.replace(file, edited, edited.length);
-    history.saved(file, Optional.of(before.bytes()), before.length(), before.version(), after);
+  private void save(Placement at, Text before, byte[] edited) throws IOException {
+    Fingerprint after = writer.replace(at, edited, edited.length);
+    history.saved(at.path(), Optional.of(before.bytes()), before.length(), before.version(), after);
   }
 
   private void finish(Map<String, Object> reply, Path file, byte[] content, int start, int end) {
@@ -316,16 +323,18 @@ final class Editor {
   }
 
   /** The whole text file, refused when missing (404), not regular (400), too large or binary. */
-  private Text read(Path file, TextCodec codec) throws IOException {
-    BasicFileAttributes attributes = attributes(file).orElseThrow(() -> missing(file));
+  private Text read(Placement at, TextCodec codec) throws IOException {
+    Path file = at.path();
+    BasicFileAttributes attributes = attributes(at).orElseThrow(() -> missing(file));
     requireRegular(file, attributes);
-    byte[] bytes = readCapped(file, attributes);
+    byte[] bytes = readCapped(at, attributes);
     codec.requireText(file, bytes, Math.min(bytes.length, TextCodec.SNIFF_BYTES));
     return new Text(
         bytes, bytes.length, Fingerprint.of(attributes), LineEnding.of(bytes, bytes.length));
   }
 
-  private byte[] readCapped(Path file, BasicFileAttributes attributes) throws IOException {
+  private byte[] readCapped(Placement at, BasicFileAttributes attributes) throws IOException {
+    Path file = at.path();
     if (attributes.size() > maxFileBytes) {
       throw HttpError.unprocessable(
           "File validation failed for "
@@ -337,8 +346,8 @@ final class Editor {
               + "MB. View it in ranges with `view_range`, and edit it with a command such as"
               + " `sed -i`.");
     }
-    try (FileChannel channel =
-        FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+    try (SafeFs.OpenFile opened = at.parent().open(at.name())) {
+      var channel = opened.channel();
       ByteBuffer buffer = ByteBuffer.allocate((int) attributes.size());
       while (buffer.hasRemaining() && channel.read(buffer) > 0) {
         // Until full or the end: a file that shrank meanwhile is taken as it is now.
@@ -353,10 +362,9 @@ final class Editor {
     }
   }
 
-  private static Optional<BasicFileAttributes> attributes(Path file) throws IOException {
+  private static Optional<BasicFileAttributes> attributes(Placement at) throws IOException {
     try {
-      return Optional.of(
-          Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+      return Optional.of(at.parent().attributes(at.name()));
     } catch (NoSuchFileException e) {
       return Optional.empty();
     }

@@ -1,13 +1,12 @@
 package dev.paddock.agent.edit;
 
+import dev.paddock.agent.files.SafeFs;
 import dev.paddock.http.HttpError;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,14 +23,18 @@ final class FileViewer {
 
   private final LineIndexCache indexes = new LineIndexCache();
 
-  /** The reply to {@code view} of the regular file {@code file}. */
-  Map<String, Object> view(Path file, Optional<List<Long>> range, TextCodec codec, int maxChars)
+  /**
+   * The reply to {@code view} of the regular file placed at {@code at}, opened relative to its
+   * parent directory (a link there is refused, never followed).
+   */
+  Map<String, Object> view(
+      SafeFs.Placement at, Optional<List<Long>> range, TextCodec codec, int maxChars)
       throws IOException {
-    try (FileChannel channel =
-        FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-      BasicFileAttributes version =
-          java.nio.file.Files.readAttributes(
-              file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    Path file = at.path();
+    try (SafeFs.OpenFile opened = at.parent().open(at.name())) {
+      FileChannel channel = opened.channel();
+      // Through the same open parent: the version the index is cached under.
+      BasicFileAttributes version = at.parent().attributes(at.name());
       requireText(file, channel, codec);
       LineIndex index = indexes.indexOf(file, channel, version);
       long total = index.lineCount();

@@ -1,10 +1,8 @@
 package dev.paddock.agent.edit;
 
+import dev.paddock.agent.files.SafeFs;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -24,10 +22,10 @@ record Fingerprint(long size, long modifiedNanos, Optional<Object> fileKey) {
         Optional.ofNullable(attributes.fileKey()));
   }
 
-  /** The file's fingerprint now, {@link #ABSENT} when it does not exist. */
-  static Fingerprint of(Path file) throws IOException {
+  /** The placed file's fingerprint now, {@link #ABSENT} when it does not exist. */
+  static Fingerprint of(SafeFs.Placement at) throws IOException {
     try {
-      return of(Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+      return of(at.parent().attributes(at.name()));
     } catch (NoSuchFileException e) {
       return ABSENT;
     }

@@ -5,6 +5,7 @@ import dev.paddock.agent.files.SafeFs.FileType;
 import dev.paddock.agent.files.SafeFs.OpenFile;
 import dev.paddock.http.HttpError;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
@@ -115,8 +116,8 @@ final class DirHandle implements SafeFs.Directory {
         linkTarget);
   }
 
-  /** The entry's attributes, not following a link; {@link NoSuchFileException} if absent. */
-  PosixFileAttributes attributes(String name) throws IOException {
+  @Override
+  public PosixFileAttributes attributes(String name) throws IOException {
     return view(name).readAttributes();
   }
 
@@ -189,6 +190,25 @@ final class DirHandle implements SafeFs.Directory {
 
   @Override
   public OpenFile open(String name) throws IOException {
+    PosixFileAttributes attributes = regularFile(name);
+    FileChannel channel = channel(name, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+    FileEntry entry = entryOf(name, path.resolve(name), attributes, Optional.empty());
+    return new Opened(entry, channel);
+  }
+
+  @Override
+  public FileChannel rewrite(String name) throws IOException {
+    regularFile(name);
+    return channel(
+        name,
+        Set.of(
+            StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            LinkOption.NOFOLLOW_LINKS));
+  }
+
+  /** The attributes of {@code name}, which must be a regular file (400 otherwise). */
+  private PosixFileAttributes regularFile(String name) throws IOException {
     PosixFileAttributes attributes;
     try {
       attributes = attributes(name);
@@ -204,19 +224,26 @@ final class DirHandle implements SafeFs.Directory {
       // A FIFO or device could block forever or never end; a link is never followed here.
       throw HttpError.badRequest(ClientPath.quote(shown) + " is not a regular file");
     }
+    return attributes;
+  }
+
+  /** Opens {@code name} relative to this directory (the options include NOFOLLOW_LINKS). */
+  private FileChannel channel(String name, Set<? extends java.nio.file.OpenOption> options)
+      throws IOException {
     SeekableByteChannel channel;
     try {
-      channel =
-          stream.newByteChannel(
-              Path.of(name), Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+      channel = stream.newByteChannel(Path.of(name), options);
     } catch (FileSystemException e) {
       throw FileErrors.translate(e);
     }
-    FileEntry entry = entryOf(name, shown, attributes, Optional.empty());
-    return new Opened(entry, channel);
+    if (channel instanceof FileChannel file) {
+      return file;
+    }
+    channel.close();
+    throw new IOException("this platform's SecureDirectoryStream opens no FileChannel");
   }
 
-  private record Opened(FileEntry entry, SeekableByteChannel channel) implements OpenFile {
+  private record Opened(FileEntry entry, FileChannel channel) implements OpenFile {
     @Override
     public void close() throws IOException {
       channel.close();

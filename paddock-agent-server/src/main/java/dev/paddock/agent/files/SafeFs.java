@@ -5,8 +5,9 @@ import dev.paddock.http.HttpError;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.channels.SeekableByteChannel;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -89,7 +90,8 @@ public interface SafeFs {
   interface OpenFile extends AutoCloseable {
     FileEntry entry();
 
-    SeekableByteChannel channel();
+    /** The file's channel, read-only; positional reads do not disturb other readers. */
+    FileChannel channel();
 
     @Override
     void close() throws IOException;
@@ -109,6 +111,15 @@ public interface SafeFs {
 
     /** Atomically replaces the target with the staged content, owned by the command user. */
     void commit() throws IOException;
+
+    /**
+     * Like {@link #commit()}, for rewriting an existing file: the staged file takes the target's
+     * owner, group and permission bits (set-id bits are not kept) instead of the command user's and
+     * {@link #mode(int)}. Returns false, with the target and the staged file untouched, when the
+     * agent may not give it that owner (it is not root and the file is someone else's); 404 when
+     * the target has gone.
+     */
+    boolean commitAsTarget() throws IOException;
 
     @Override
     void close() throws IOException;
@@ -134,9 +145,55 @@ public interface SafeFs {
     /** A regular file for reading; a link there is refused (400), never followed. */
     OpenFile open(String name) throws IOException;
 
+    /**
+     * The entry's attributes ({@code fstatat} with {@code AT_SYMLINK_NOFOLLOW}); a {@link
+     * java.nio.file.NoSuchFileException} when there is none. For an entry's identity (its {@code
+     * fileKey}) as well as its type, size and times.
+     */
+    PosixFileAttributes attributes(String name) throws IOException;
+
+    /**
+     * An existing regular file opened for writing in place, truncated to nothing; a link there is
+     * refused (400), never followed. Not atomic for readers: for when {@link Placement#write()}
+     * cannot be used (the directory is not writable, or the file's owner could not be kept).
+     */
+    FileChannel rewrite(String name) throws IOException;
+
     @Override
     void close() throws IOException;
   }
+
+  /**
+   * Where an entry is or would be created: its parent directory, opened by the walk (missing
+   * parents created first with {@code createParents}, else 404), and its name there. Everything
+   * done through it is relative to that open directory, so an editor can read, stage, rename and
+   * write a file without any path being resolved again. The caller closes it. Not thread-safe.
+   */
+  interface Placement extends AutoCloseable {
+    /** The entry's absolute path as walked (links on the way, and a final link, followed). */
+    Path path();
+
+    /** The open parent directory. */
+    Directory parent();
+
+    /** The entry's name in {@link #parent()}; it may not exist. */
+    String name();
+
+    /**
+     * Starts writing the entry: a file staged in {@link #parent()} and renamed over the name at
+     * commit (see {@link PendingFile}). Closing the placement does not close it.
+     */
+    PendingFile write() throws IOException;
+
+    @Override
+    void close() throws IOException;
+  }
+
+  /**
+   * Places {@code path} (a final link within the roots is followed, so its target is what is
+   * placed); a root itself is refused (400: it is a directory).
+   */
+  Placement place(String path, boolean createParents) throws IOException;
 
   /** Describes {@code path}; with {@code followLinks} a final link is followed (within roots). */
   FileEntry stat(String path, boolean followLinks) throws IOException;

@@ -67,6 +67,11 @@ final class SecureFs implements SafeFs {
   }
 
   @Override
+  public Placement place(String path, boolean createParents) throws IOException {
+    return translated(() -> placeUnwrapped(path, createParents));
+  }
+
+  @Override
   public boolean createDirectory(String path, boolean parents, int mode) throws IOException {
     return translated(() -> createDirectoryUnwrapped(path, parents, mode));
   }
@@ -313,6 +318,55 @@ final class SecureFs implements SafeFs {
       return staged(parent, at.name());
     } finally {
       at.close();
+    }
+  }
+
+  private Placement placeUnwrapped(String path, boolean createParents) throws IOException {
+    ClientPath parsed = ClientPath.parse(path);
+    try (Location at = locate(parsed.path(), true)) {
+      if (at.isRoot()) {
+        throw HttpError.badRequest(ClientPath.quote(at.path()) + " is a directory");
+      }
+      Path where = at.path();
+      return new Placed(where, parentOf(at, createParents), at.name());
+    }
+  }
+
+  private final class Placed implements Placement {
+    private final Path path;
+    private final DirHandle parent;
+    private final String name;
+
+    Placed(Path path, DirHandle parent, String name) {
+      this.path = path;
+      this.parent = parent;
+      this.name = name;
+    }
+
+    @Override
+    public Path path() {
+      return path;
+    }
+
+    @Override
+    public DirHandle parent() {
+      return parent;
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public PendingFile write() throws IOException {
+      // The staged file owns its own descriptor of the directory.
+      return translated(() -> staged(parent.directory(Location.SELF), name));
+    }
+
+    @Override
+    public void close() throws IOException {
+      parent.close();
     }
   }
 

@@ -104,6 +104,33 @@ final class StagedFile implements SafeFs.PendingFile {
     committed = true;
   }
 
+  @Override
+  public boolean commitAsTarget() throws IOException {
+    channel.close();
+    PosixFileAttributeView view = dir.view(staged);
+    try {
+      PosixFileAttributes target = dir.attributes(name);
+      PosixFileAttributes mine = view.readAttributes();
+      try {
+        if (!mine.owner().equals(target.owner())) {
+          view.setOwner(target.owner());
+        }
+        if (!mine.group().equals(target.group())) {
+          view.setGroup(target.group());
+        }
+      } catch (FileSystemException e) {
+        return false;
+      }
+      // After the owner: chown clears the set-id bits anyway.
+      view.setPermissions(target.permissions());
+      dir.stream().move(Path.of(staged), dir.stream(), Path.of(name));
+    } catch (FileSystemException e) {
+      throw FileErrors.translate(e);
+    }
+    committed = true;
+    return true;
+  }
+
   /** The existing target's bits, else what the staged file was created with (the umask's). */
   private int targetMode(PosixFileAttributeView staged) throws IOException {
     try {

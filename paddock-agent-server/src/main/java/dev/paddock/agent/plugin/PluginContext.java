@@ -17,9 +17,16 @@ public interface PluginContext {
   void route(String method, String subpath, Router.Route route);
 
   /**
-   * The real path a client-supplied absolute path names, checked against the agent's file roots
-   * (links followed); throws {@link dev.paddock.http.HttpError} 400 (not absolute) or 403 (outside
-   * the roots), which the route answers as is.
+   * The real path a client-supplied absolute path names, checked against the agent's file roots by
+   * the file routes' race-free walk ({@code dev.paddock.agent.files.SafeFs#realPath}: links
+   * followed within the roots; the path may not exist yet); throws {@link
+   * dev.paddock.http.HttpError} 400 (bad path), 403 (outside the roots) or 409 (changed while being
+   * resolved), which the route answers as is.
+   *
+   * <p>The check is race-free; the plugin's own I/O on the returned path is not: it is resolved
+   * again by the kernel when the plugin opens it, so code in the sandbox could swap a directory on
+   * the way for a link meanwhile. A plugin that must not be redirected runs its I/O as the command
+   * user ({@link #process}), who can reach only what the sandbox could anyway.
    */
   Path resolve(String clientPath) throws IOException;
 

@@ -1,6 +1,6 @@
 package dev.paddock.agent.plugin;
 
-import dev.paddock.agent.files.PathGuard;
+import dev.paddock.agent.files.SafeFs;
 import dev.paddock.agent.user.CommandUser;
 import dev.paddock.http.Router;
 import java.io.IOException;
@@ -52,7 +52,7 @@ public final class Plugins implements AutoCloseable {
   public static Plugins start(
       Path directory,
       Router router,
-      PathGuard guard,
+      SafeFs fs,
       CommandUser user,
       Path workspace,
       Map<String, String> environment) {
@@ -62,7 +62,7 @@ public final class Plugins implements AutoCloseable {
       Set<String> names = new HashSet<>();
       for (AgentPlugin plugin : discover(loader)) {
         String name = checkName(plugin, names);
-        plugin.start(new Context(name, router, guard, user, workspace, environment));
+        plugin.start(new Context(name, router, fs, user, workspace, environment));
         plugins.started.add(plugin);
       }
       return plugins;
@@ -149,7 +149,7 @@ public final class Plugins implements AutoCloseable {
   private record Context(
       String name,
       Router router,
-      PathGuard guard,
+      SafeFs fs,
       CommandUser user,
       Path workspace,
       Map<String, String> environment)
@@ -165,7 +165,7 @@ public final class Plugins implements AutoCloseable {
 
     @Override
     public Path resolve(String clientPath) throws IOException {
-      return guard.resolve(clientPath);
+      return fs.realPath(clientPath);
     }
 
     @Override

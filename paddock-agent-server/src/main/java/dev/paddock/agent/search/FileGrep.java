@@ -4,9 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.LinkOption;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,82 +36,82 @@ final class FileGrep {
     this.options = options;
   }
 
-  /** Up to {@code max} matching lines of {@code file}, reported under {@code shown}. */
-  Result scan(Path file, String shown, int max) throws IOException {
+  /**
+   * Up to {@code max} matching lines of the open file {@code channel} (the caller closes it),
+   * reported under {@code shown}.
+   */
+  Result scan(FileChannel channel, String shown, int max) throws IOException {
     List<Map<String, Object>> found = new ArrayList<>();
-    try (FileChannel channel =
-        FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-      int filled = 0;
-      int regionStart = 0;
-      long regionLine = 1;
-      boolean eof = false;
-      boolean sniffed = false;
-      while (true) {
-        while (!eof && filled < buffer.length) {
-          int n = channel.read(ByteBuffer.wrap(buffer, filled, buffer.length - filled));
-          if (n < 0) {
-            eof = true;
-          } else {
-            filled += n;
-          }
+    int filled = 0;
+    int regionStart = 0;
+    long regionLine = 1;
+    boolean eof = false;
+    boolean sniffed = false;
+    while (true) {
+      while (!eof && filled < buffer.length) {
+        int n = channel.read(ByteBuffer.wrap(buffer, filled, buffer.length - filled));
+        if (n < 0) {
+          eof = true;
+        } else {
+          filled += n;
         }
-        if (!sniffed && !eof) {
-          // A file larger than one block is checked before it is searched; a smaller one only
-          // if it matches (below): a file without a match needs no verdict, and the check would
-          // cost as much as the search.
+      }
+      if (!sniffed && !eof) {
+        // A file larger than one block is checked before it is searched; a smaller one only
+        // if it matches (below): a file without a match needs no verdict, and the check would
+        // cost as much as the search.
+        sniffed = true;
+        if (hasNul(buffer, Math.min(filled, SNIFF_BYTES))) {
+          return new Result(List.of(), true, false);
+        }
+      }
+      boolean pieces = false;
+      int end = eof ? filled : lastNewline(buffer, regionStart, filled) + 1;
+      int safeEnd = eof ? end : linesBack(buffer, end, options.after(), regionStart);
+      if (!eof && safeEnd <= regionStart) {
+        if (buffer.length < MAX_BUFFER) {
+          buffer = java.util.Arrays.copyOf(buffer, buffer.length * 2);
+          continue;
+        }
+        // One line (with its context) longer than the buffer: searched in pieces.
+        end = filled;
+        safeEnd = filled;
+        pieces = true;
+      }
+      long line = regionLine;
+      int counted = regionStart;
+      int position = regionStart;
+      while (position < safeEnd && found.size() < max) {
+        int match = finder.find(buffer, position, safeEnd);
+        if (match < 0) {
+          break;
+        }
+        if (!sniffed) {
           sniffed = true;
           if (hasNul(buffer, Math.min(filled, SNIFF_BYTES))) {
             return new Result(List.of(), true, false);
           }
         }
-        boolean pieces = false;
-        int end = eof ? filled : lastNewline(buffer, regionStart, filled) + 1;
-        int safeEnd = eof ? end : linesBack(buffer, end, options.after(), regionStart);
-        if (!eof && safeEnd <= regionStart) {
-          if (buffer.length < MAX_BUFFER) {
-            buffer = java.util.Arrays.copyOf(buffer, buffer.length * 2);
-            continue;
-          }
-          // One line (with its context) longer than the buffer: searched in pieces.
-          end = filled;
-          safeEnd = filled;
-          pieces = true;
-        }
-        long line = regionLine;
-        int counted = regionStart;
-        int position = regionStart;
-        while (position < safeEnd && found.size() < max) {
-          int match = finder.find(buffer, position, safeEnd);
-          if (match < 0) {
-            break;
-          }
-          if (!sniffed) {
-            sniffed = true;
-            if (hasNul(buffer, Math.min(filled, SNIFF_BYTES))) {
-              return new Result(List.of(), true, false);
-            }
-          }
-          int lineStart = lastNewline(buffer, 0, match) + 1;
-          int lineEnd = nextNewline(buffer, match, end);
-          line += count(buffer, counted, lineStart);
-          counted = lineStart;
-          found.add(match(shown, line, lineStart, lineEnd, end));
-          position = lineEnd + 1;
-        }
-        if (found.size() >= max) {
-          boolean more = position < safeEnd && finder.find(buffer, position, safeEnd) >= 0 || !eof;
-          return new Result(found, false, more);
-        }
-        if (eof && safeEnd >= filled) {
-          return new Result(found, false, false);
-        }
-        line += count(buffer, counted, safeEnd);
-        int keepFrom = pieces ? safeEnd : linesBack(buffer, safeEnd, options.before(), 0);
-        System.arraycopy(buffer, keepFrom, buffer, 0, filled - keepFrom);
-        filled -= keepFrom;
-        regionStart = safeEnd - keepFrom;
-        regionLine = line;
+        int lineStart = lastNewline(buffer, 0, match) + 1;
+        int lineEnd = nextNewline(buffer, match, end);
+        line += count(buffer, counted, lineStart);
+        counted = lineStart;
+        found.add(match(shown, line, lineStart, lineEnd, end));
+        position = lineEnd + 1;
       }
+      if (found.size() >= max) {
+        boolean more = position < safeEnd && finder.find(buffer, position, safeEnd) >= 0 || !eof;
+        return new Result(found, false, more);
+      }
+      if (eof && safeEnd >= filled) {
+        return new Result(found, false, false);
+      }
+      line += count(buffer, counted, safeEnd);
+      int keepFrom = pieces ? safeEnd : linesBack(buffer, safeEnd, options.before(), 0);
+      System.arraycopy(buffer, keepFrom, buffer, 0, filled - keepFrom);
+      filled -= keepFrom;
+      regionStart = safeEnd - keepFrom;
+      regionLine = line;
     }
   }
 

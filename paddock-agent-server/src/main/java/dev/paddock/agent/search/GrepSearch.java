@@ -1,10 +1,12 @@
 package dev.paddock.agent.search;
 
+import dev.paddock.agent.files.SafeFs;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -159,11 +161,15 @@ final class GrepSearch {
       stop();
       return;
     }
-    FileGrep.Result result;
-    try {
-      result = grep.scan(file, file.toString(), allowed);
-    } catch (java.nio.file.FileSystemException e) {
+    Optional<SafeFs.OpenFile> opened = tree.open(file);
+    if (opened.isEmpty()) {
       return; // Unreadable, gone, or a link swapped in: not searched, as grep -s.
+    }
+    FileGrep.Result result;
+    try (SafeFs.OpenFile open = opened.get()) {
+      result = grep.scan(open.channel(), file.toString(), allowed);
+    } catch (java.nio.file.FileSystemException e) {
+      return;
     }
     filesScanned.incrementAndGet();
     if (result.binary()) {

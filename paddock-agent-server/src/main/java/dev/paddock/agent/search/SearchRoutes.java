@@ -1,16 +1,14 @@
 package dev.paddock.agent.search;
 
 import dev.paddock.agent.AgentConfig;
-import dev.paddock.agent.edit.GuardedPaths;
+import dev.paddock.agent.files.SafeFs;
+import dev.paddock.agent.user.CommandUser;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.JsonBody;
 import dev.paddock.http.Router;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -21,8 +19,9 @@ import java.util.regex.PatternSyntaxException;
 /**
  * {@code POST /api/file/glob} and {@code POST /api/file/grep}: searches under a directory that
  * stream NDJSON results and end with a summary line, bounded in count and time. The directory goes
- * through the allowed roots ({@link GuardedPaths}); the walk never follows a link, so nothing
- * outside it is reported.
+ * through the allowed roots ({@link SafeFs}); the walk never follows a link, and reads directories
+ * and files only through descriptors reached without one ({@link SearchTree}), so nothing outside
+ * it is reported, even while code in the sandbox swaps directories for links.
  */
 public final class SearchRoutes {
   static final int DEFAULT_LIMIT = 1000;
@@ -51,14 +50,15 @@ public final class SearchRoutes {
           "hidden",
           "timeout_ms");
 
-  private final GuardedPaths paths;
+  private final SafeFs fs;
 
-  private SearchRoutes(GuardedPaths paths) {
-    this.paths = paths;
+  private SearchRoutes(SafeFs fs) {
+    this.fs = fs;
   }
 
-  public static void register(Router router, AgentConfig config) {
-    SearchRoutes routes = new SearchRoutes(GuardedPaths.within(config.fileRoots()));
+  /** Registers the routes; they only read, but files are checked as {@code user} would be. */
+  public static void register(Router router, AgentConfig config, CommandUser user) {
+    SearchRoutes routes = new SearchRoutes(SafeFs.create(config.fileRoots(), user));
     router.add("POST", "/api/file/glob", routes::glob).add("POST", "/api/file/grep", routes::grep);
   }
 
@@ -72,6 +72,7 @@ public final class SearchRoutes {
     long deadline = started + timeout(body).toNanos();
     SearchTree.Walk walk =
         SearchTree.from(
+            fs,
             top,
             body.optionalBoolean("hidden").orElse(false),
             body.optionalBoolean("gitignore").orElse(true),
@@ -85,8 +86,9 @@ public final class SearchRoutes {
     long started = System.nanoTime();
     call.allowQuery(Set.of());
     JsonBody body = call.jsonBody(GREP_FIELDS);
-    Path top = paths.resolve(body.requiredString("path"));
-    BasicFileAttributes attributes = attributes(top);
+    String raw = body.requiredString("path");
+    boolean isDirectory = typeOf(raw) == SafeFs.FileType.DIRECTORY;
+    Path top = fs.realPath(raw);
     String pattern = body.requiredString("pattern");
     boolean fixed = body.optionalBoolean("fixed_strings").orElse(false);
     LineFinder finder =
@@ -104,7 +106,8 @@ public final class SearchRoutes {
     Predicate<SearchTree.Entry> excluded = entry -> matchesAny(exclude, entry);
     SearchTree.Walk walk =
         SearchTree.from(
-            attributes.isDirectory() ? top : top.getParent(),
+            fs,
+            isDirectory ? top : top.getParent(),
             body.optionalBoolean("hidden").orElse(false),
             body.optionalBoolean("gitignore").orElse(true),
             excluded);
@@ -115,31 +118,25 @@ public final class SearchRoutes {
       GrepSearch search =
           new GrepSearch(
               walk.tree(), finder, options, wanted, maxResults, maxPerFile, deadline, out);
-      search.run(attributes.isDirectory() ? walk.top() : top, started);
+      search.run(isDirectory ? walk.top() : top, started);
     }
   }
 
   private Path directory(JsonBody body) throws IOException {
-    Path top = paths.resolve(body.requiredString("path"));
-    if (!attributes(top).isDirectory()) {
-      throw HttpError.badRequest("'" + top + "' is not a directory");
+    String raw = body.requiredString("path");
+    if (typeOf(raw) != SafeFs.FileType.DIRECTORY) {
+      throw HttpError.badRequest("'" + fs.realPath(raw) + "' is not a directory");
     }
-    return top;
+    return fs.realPath(raw);
   }
 
-  private static BasicFileAttributes attributes(Path path) throws IOException {
-    try {
-      BasicFileAttributes attributes =
-          Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      if (!attributes.isDirectory() && !attributes.isRegularFile()) {
-        throw HttpError.badRequest("'" + path + "' is not a regular file or a directory");
-      }
-      return attributes;
-    } catch (java.nio.file.NoSuchFileException e) {
-      throw HttpError.notFound("'" + path + "' does not exist");
-    } catch (java.nio.file.AccessDeniedException e) {
-      throw new HttpError(403, "permission denied on '" + path + "'");
+  /** What {@code raw} is (a final link followed); 400 unless a regular file or a directory. */
+  private SafeFs.FileType typeOf(String raw) throws IOException {
+    SafeFs.FileEntry entry = fs.stat(raw, true);
+    if (entry.type() != SafeFs.FileType.DIRECTORY && entry.type() != SafeFs.FileType.FILE) {
+      throw HttpError.badRequest("'" + entry.path() + "' is not a regular file or a directory");
     }
+    return entry.type();
   }
 
   /** The pattern relative to {@code top}; an absolute one must lie under it. */

@@ -1,7 +1,8 @@
 package dev.paddock.agent.search;
 
+import dev.paddock.agent.files.SafeFs;
+import dev.paddock.http.HttpError;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -17,6 +18,13 @@ import java.util.function.Predicate;
  * entered, hidden names left out unless asked, and with {@code gitignore} the entries the {@code
  * .gitignore} files (and {@code .git/info/exclude}) in force ignore left out, including those of
  * the directories above the top up to its repository's root. Immutable and thread-safe.
+ *
+ * <p>Directories are read, and files opened, through {@link SafeFs}: each walk from a root opens
+ * one component at a time without following links, and what it reaches is used only if no link was
+ * followed on the way (the opened path is the one asked for). So code in the sandbox swapping a
+ * directory for a link mid-search cannot make the search list or read anything through it, let
+ * alone outside the roots. The {@code .gitignore} files are read by name (they only decide what is
+ * left out, and are never shown).
  */
 final class SearchTree {
   /** One directory to read: where it is, its path from the top, and the ignore files in force. */
@@ -29,13 +37,15 @@ final class SearchTree {
     }
   }
 
+  private final SafeFs fs;
   private final boolean hidden;
   private final boolean gitignore;
   private final String ignorePrefix;
   private final Predicate<Entry> prune;
 
   private SearchTree(
-      boolean hidden, boolean gitignore, String ignorePrefix, Predicate<Entry> prune) {
+      SafeFs fs, boolean hidden, boolean gitignore, String ignorePrefix, Predicate<Entry> prune) {
+    this.fs = fs;
     this.hidden = hidden;
     this.gitignore = gitignore;
     this.ignorePrefix = ignorePrefix;
@@ -43,10 +53,10 @@ final class SearchTree {
   }
 
   /**
-   * A walk from the directory {@code top}; {@code prune} drops directories (and their contents)
-   * before they are read.
+   * A walk from the directory {@code top} (a real path, as {@link SafeFs#realPath} gives); {@code
+   * prune} drops directories (and their contents) before they are read.
    */
-  static Walk from(Path top, boolean hidden, boolean gitignore, Predicate<Entry> prune) {
+  static Walk from(SafeFs fs, Path top, boolean hidden, boolean gitignore, Predicate<Entry> prune) {
     Ignores above = Ignores.NONE;
     String prefix = "";
     Optional<Path> repository = gitignore ? repositoryAbove(top) : Optional.empty();
@@ -61,7 +71,7 @@ final class SearchTree {
         }
       }
     }
-    SearchTree tree = new SearchTree(hidden, gitignore, prefix, prune);
+    SearchTree tree = new SearchTree(fs, hidden, gitignore, prefix, prune);
     Ignores atTop = gitignore ? above.enter(top, prefix, isRepository(top)) : Ignores.NONE;
     return new Walk(tree, new Dir(top, "", atTop));
   }
@@ -81,29 +91,31 @@ final class SearchTree {
 
   /** The entries of {@code dir} a search sees; an unreadable directory has none. */
   List<Entry> children(Dir dir) {
-    List<Path> names = new ArrayList<>();
-    try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir.path())) {
-      for (Path child : stream) {
-        names.add(child);
+    try (SafeFs.Directory opened = fs.directory(dir.path().toString())) {
+      if (!opened.path().equals(dir.path())) {
+        return List.of(); // A link was swapped in on the way: not followed.
       }
-    } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+      return children(dir, opened);
+    } catch (IOException | HttpError e) {
       return List.of();
     }
+  }
+
+  private List<Entry> children(Dir dir, SafeFs.Directory opened) throws IOException {
+    List<String> names = new ArrayList<>(opened.names());
     names.sort(null);
     List<Entry> entries = new ArrayList<>(names.size());
-    for (Path child : names) {
-      String name = child.getFileName().toString();
+    for (String name : names) {
       if (name.equals(".git") || (!hidden && name.startsWith("."))) {
         continue;
       }
       BasicFileAttributes attributes;
       try {
-        attributes =
-            Files.readAttributes(child, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        attributes = opened.attributes(name);
       } catch (IOException e) {
         continue; // Gone meanwhile.
       }
-      Entry entry = new Entry(child, dir.relative() + name, attributes);
+      Entry entry = new Entry(dir.path().resolve(name), dir.relative() + name, attributes);
       if (gitignore
           && dir.ignores().ignores(ignorePrefix + entry.relative(), entry.isDirectory())) {
         continue;
@@ -114,6 +126,28 @@ final class SearchTree {
       entries.add(entry);
     }
     return entries;
+  }
+
+  /**
+   * The regular file {@code file} opened for reading, if it is reached without following a link;
+   * empty when it is gone, unreadable, or a link was swapped in on the way. The caller closes it.
+   */
+  Optional<SafeFs.OpenFile> open(Path file) {
+    SafeFs.OpenFile opened;
+    try {
+      opened = fs.open(file.toString());
+    } catch (IOException | HttpError e) {
+      return Optional.empty();
+    }
+    if (opened.entry().path().equals(file)) {
+      return Optional.of(opened);
+    }
+    try {
+      opened.close();
+    } catch (IOException e) {
+      // Nothing was read from it.
+    }
+    return Optional.empty();
   }
 
   /** The directory {@code entry} as the next one to read. */

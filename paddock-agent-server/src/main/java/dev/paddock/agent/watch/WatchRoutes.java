@@ -1,6 +1,6 @@
 package dev.paddock.agent.watch;
 
-import dev.paddock.agent.files.PathGuard;
+import dev.paddock.agent.files.SafeFs;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.Json;
@@ -10,8 +10,6 @@ import dev.paddock.http.WebSocketListener;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
@@ -25,15 +23,20 @@ public final class WatchRoutes {
   static final int MAX_WATCHES = 16;
   static final int MAX_DIRECTORIES = 4096;
 
-  private final PathGuard guard;
+  private final SafeFs fs;
   private final Semaphore slots = new Semaphore(MAX_WATCHES);
 
-  private WatchRoutes(PathGuard guard) {
-    this.guard = guard;
+  private WatchRoutes(SafeFs fs) {
+    this.fs = fs;
   }
 
-  public static void register(Router router, PathGuard guard) {
-    WatchRoutes routes = new WatchRoutes(guard);
+  /**
+   * Registers the routes. The watched directory is checked through {@code fs} when the watch starts
+   * (walked from a root without following links by name; a link within the roots is followed
+   * explicitly); the watch itself then registers directories by path, as inotify does.
+   */
+  public static void register(Router router, SafeFs fs) {
+    WatchRoutes routes = new WatchRoutes(fs);
     router
         .add("GET", "/api/file/watch", routes::stream)
         .websocket("/api/file/watch/ws", routes::socket);
@@ -43,11 +46,12 @@ public final class WatchRoutes {
 
   private Request request(Call call) throws IOException {
     call.allowQuery(Set.of("path", "recursive", "session_api_key"));
-    Path root = guard.resolve(call.requiredQuery("path"));
-    if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
-      throw HttpError.badRequest("path '" + root + "' is not an existing directory");
+    String raw = call.requiredQuery("path");
+    SafeFs.FileEntry entry = fs.stat(raw, true);
+    if (entry.type() != SafeFs.FileType.DIRECTORY) {
+      throw HttpError.badRequest("path '" + entry.path() + "' is not an existing directory");
     }
-    return new Request(root, call.queryBoolean("recursive").orElse(true));
+    return new Request(entry.path(), call.queryBoolean("recursive").orElse(true));
   }
 
   private void acquire() {
