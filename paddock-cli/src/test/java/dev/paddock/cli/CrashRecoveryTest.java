@@ -97,10 +97,15 @@ class CrashRecoveryTest {
     PaddockClient client = PaddockClient.connect(URI.create(url), ADMIN_KEY);
     SandboxInfo running = client.create(Optional.empty(), true, Duration.ofSeconds(60));
     SandboxInfo starting = client.create(Optional.empty(), false, Duration.ZERO);
+    // A warning line of the server's log (text format: time, level, logger, message).
     assertThat(startupLines)
-        .contains(
-            "paddock: warning: unknown setting PADDOCK_PAUSE_OLDST (from env); did you mean"
-                + " PADDOCK_PAUSE_OLDEST?");
+        .anySatisfy(
+            line ->
+                assertThat(line)
+                    .contains(" WARN paddock.server - ")
+                    .endsWith(
+                        "unknown setting PADDOCK_PAUSE_OLDST (from env); did you mean"
+                            + " PADDOCK_PAUSE_OLDEST?"));
 
     server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     PaddockClient restarted = PaddockClient.connect(URI.create(startServer()), ADMIN_KEY);

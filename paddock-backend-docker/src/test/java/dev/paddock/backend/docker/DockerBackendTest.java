@@ -16,12 +16,14 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -229,7 +231,12 @@ class DockerBackendTest {
           found.stream().filter(h -> h.sandboxId().equals("sb-adopt")).findFirst().orElseThrow();
       assertThat(adopted.attributes())
           .containsEntry("port", sandbox.handle().attributes().get("port"));
-      assertThat(second.inspect(adopted).status()).isEqualTo(SandboxStatus.RUNNING);
+      // RUNNING needs the agent's /alive within the probe's second; on a loaded machine the first
+      // probe of a fresh backend can miss it and say STARTING, which is true but not the point.
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(
+              () -> assertThat(second.inspect(adopted).status()).isEqualTo(SandboxStatus.RUNNING));
     }
     // Another Paddock on the same engine (another instance) neither adopts nor reaps it.
     try (SandboxBackend other = DockerTestEngine.backend(Map.of("docker.instance", "another"))) {
