@@ -7,6 +7,7 @@ import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.backend.process.ProcessBackendProvider;
 import dev.paddock.controlplane.ArchiveSettings;
 import dev.paddock.controlplane.ArchiveStores;
+import dev.paddock.controlplane.CgroupRoots;
 import dev.paddock.controlplane.ConfiguredSpecService;
 import dev.paddock.controlplane.ControlPlaneConfig;
 import dev.paddock.controlplane.ControlPlaneSandboxService;

@@ -7,6 +7,7 @@ import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.backend.process.ProcessBackendProvider;
 import dev.paddock.client.PaddockClient;
+import dev.paddock.controlplane.CgroupRoots;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

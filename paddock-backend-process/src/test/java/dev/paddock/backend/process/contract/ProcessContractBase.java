@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.backend.process.ProcessBackendProvider;
+import dev.paddock.controlplane.CgroupRoots;
 import dev.paddock.controlplane.SandboxServiceContract;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;

@@ -1,4 +1,4 @@
-package dev.paddock.backend.process.contract;
+package dev.paddock.controlplane;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,12 +10,14 @@ import java.util.List;
 /**
  * The {@code paddock} cgroup directories the process backend may create sandbox cgroups in: the
  * freezer's (v1 and v2) and, for limits, {@code <controller mount>/<this process's cgroup>/paddock}
- * of the memory, pids and cpu hierarchies (children inherit this process's cgroups).
+ * of the memory, pids and cpu hierarchies (children inherit this process's cgroups). Shared by the
+ * process backend's and the CLI's leak checks.
  */
-final class CgroupRoots {
+public final class CgroupRoots {
   private CgroupRoots() {}
 
-  static List<Path> all() {
+  /** Every such directory, whether it exists or not. */
+  public static List<Path> all() {
     List<Path> roots =
         new ArrayList<>(
             List.of(
