@@ -5,6 +5,7 @@ import dev.paddock.agent.AgentServer;
 import dev.paddock.agent.KeyRing;
 import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.ListedRuntime;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
@@ -23,6 +24,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Test stand-in for a real backend, so the control plane and its contract suite can run before (and
@@ -44,6 +46,7 @@ public final class InProcessBackend implements SandboxBackend {
   public static final String RAW_DETAIL = "agent exited with code 3: token=RAW-SECRET at /srv/x";
 
   private final InProcessHost host;
+  private final AtomicInteger inspections = new AtomicInteger();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -109,8 +112,24 @@ public final class InProcessBackend implements SandboxBackend {
         runtime.sandboxId, NAME, Map.of("port", Integer.toString(server.port())));
   }
 
+  /** How many single {@link #inspect} calls this backend answered (bulk listings not counted). */
+  public int inspections() {
+    return inspections.get();
+  }
+
   @Override
   public RuntimeState inspect(RuntimeHandle handle) {
+    inspections.incrementAndGet();
+    return state(handle);
+  }
+
+  /** One pass over the host, as a backend with a bulk call would answer. */
+  @Override
+  public List<ListedRuntime> listWithState() {
+    return list().stream().map(handle -> new ListedRuntime(handle, state(handle))).toList();
+  }
+
+  private RuntimeState state(RuntimeHandle handle) {
     Optional<InProcessHost.Runtime> runtime = host.runtime(handle.sandboxId());
     if (runtime.isEmpty()) {
       return RuntimeState.missing();

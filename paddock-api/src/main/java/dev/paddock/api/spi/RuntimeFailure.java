@@ -45,6 +45,11 @@ public record RuntimeFailure(Kind kind, String safeMessage, String rawDetail) {
         new Kind("PORT_TAKEN", "The sandbox could not get a network port.");
     public static final Kind EXITED =
         new Kind("EXITED", "The sandbox's agent exited while starting.");
+
+    /** A runtime that had been running stopped (killed, crashed); its workspace may be kept. */
+    public static final Kind STOPPED =
+        new Kind("STOPPED", "The sandbox's agent stopped while it was running.");
+
     public static final Kind NEVER_READY =
         new Kind("NEVER_READY", "The sandbox's agent did not become ready in time.");
     public static final Kind OUT_OF_MEMORY =
@@ -72,6 +77,7 @@ public record RuntimeFailure(Kind kind, String safeMessage, String rawDetail) {
             BINARY_MISSING,
             PORT_TAKEN,
             EXITED,
+            STOPPED,
             NEVER_READY,
             OUT_OF_MEMORY,
             IMAGE_MISSING,

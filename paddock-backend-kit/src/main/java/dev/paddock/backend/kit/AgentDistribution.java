@@ -73,10 +73,18 @@ public record AgentDistribution(Path jar, Optional<Path> jvmOptions, Path cacheD
   public static AgentDistribution locate(Settings settings) {
     Optional<Path> explicit = settings.find(AGENT_JAR);
     if (explicit.isPresent()) {
-      return beside(explicit.get().toAbsolutePath())
-          .orElseThrow(() -> missing(List.of(explicit.get())));
+      return at(explicit.get());
     }
     return locate(CommonSettings.home(settings), distributionDir());
+  }
+
+  /**
+   * The agent jar at {@code jar}, with the options and caches beside it.
+   *
+   * @throws RuntimeStartException BINARY_MISSING when there is no such file
+   */
+  public static AgentDistribution at(Path jar) {
+    return beside(jar.toAbsolutePath()).orElseThrow(() -> missing(List.of(jar)));
   }
 
   /**
@@ -110,8 +118,11 @@ public record AgentDistribution(Path jar, Optional<Path> jvmOptions, Path cacheD
     return Optional.of(new AgentDistribution(jar, existing(options), jar.getParent()));
   }
 
-  /** The directory of the jar holding this class, when it was loaded from a jar. */
-  static Optional<Path> distributionDir() {
+  /**
+   * The directory of the jar holding this class, when it was loaded from a jar (the CLI's shaded
+   * jar in a distribution); empty when run from classes (a checkout, tests).
+   */
+  public static Optional<Path> distributionDir() {
     CodeSource source = AgentDistribution.class.getProtectionDomain().getCodeSource();
     if (source == null) {
       return Optional.empty();

@@ -3,6 +3,7 @@ package dev.paddock.backend.process;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.RuntimeStartException;
+import dev.paddock.backend.kit.StartDiagnosis;
 import dev.paddock.backend.kit.protocol.AgentSecrets;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -70,7 +71,7 @@ final class AgentStarter {
       marker = spawned(request.sandboxId(), process.pid(), startTime, freezer, applied);
     } catch (RuntimeException e) {
       process.destroyForcibly();
-      RuntimeStartException failure = StartFailures.unexpected("preparing the agent's freezer", e);
+      RuntimeStartException failure = StartDiagnosis.unexpected("preparing the agent's freezer", e);
       deleteQuietly(layout, failure);
       throw failure;
     }
@@ -80,7 +81,7 @@ final class AgentStarter {
       RuntimeStartException failure =
           e instanceof RuntimeStartException start
               ? start
-              : StartFailures.unexpected("starting the agent of " + request.sandboxId(), e);
+              : StartDiagnosis.unexpected("starting the agent of " + request.sandboxId(), e);
       abort(marker, freezer, layout, process, failure);
       throw failure;
     }
@@ -138,15 +139,15 @@ final class AgentStarter {
     Path given = Path.of(dir);
     if (given.isAbsolute()) {
       if (!Files.isDirectory(given)) {
-        throw StartFailures.failure(
-            Kind.UNKNOWN, "working directory " + given + " does not exist on this host", null);
+        throw RuntimeStartException.of(
+            Kind.UNKNOWN, "working directory " + given + " does not exist on this host");
       }
       return given.normalize();
     }
     Path inside = layout.workspace().resolve(given).normalize();
     if (!inside.startsWith(layout.workspace())) {
-      throw StartFailures.failure(
-          Kind.UNKNOWN, "working directory " + dir + " leaves the sandbox's workspace", null);
+      throw RuntimeStartException.of(
+          Kind.UNKNOWN, "working directory " + dir + " leaves the sandbox's workspace");
     }
     return inside;
   }
@@ -201,7 +202,7 @@ final class AgentStarter {
       }
     } catch (FileAlreadyExistsException e) {
       // Never cleaned up here: the directory may belong to a live sandbox with this id.
-      throw StartFailures.failure(
+      throw RuntimeStartException.of(
           Kind.UNKNOWN, "sandbox directory " + layout.root() + " already exists", e);
     } catch (IOException e) {
       try {
@@ -209,7 +210,7 @@ final class AgentStarter {
       } catch (IOException cleanup) {
         e.addSuppressed(cleanup);
       }
-      throw StartFailures.failure(Kind.UNKNOWN, "cannot create " + layout.root() + ": " + e, e);
+      throw RuntimeStartException.of(Kind.UNKNOWN, "cannot create " + layout.root() + ": " + e, e);
     }
   }
 
@@ -217,7 +218,7 @@ final class AgentStarter {
     try {
       return launcher.start(argv, layout.root(), env);
     } catch (IOException e) {
-      RuntimeStartException failure = StartFailures.binaryMissing(argv.get(0), e);
+      RuntimeStartException failure = StartDiagnosis.binaryMissing(argv.get(0), e);
       deleteQuietly(layout, failure);
       throw failure;
     }
@@ -233,7 +234,7 @@ final class AgentStarter {
       freezer.attach(process.pid());
     } catch (IOException | RuntimeException e) {
       if (process.isAlive()) {
-        throw StartFailures.unexpected("cannot move the agent into " + freezer.cgroup(), e);
+        throw StartDiagnosis.unexpected("cannot move the agent into " + freezer.cgroup(), e);
       }
     }
   }
@@ -244,7 +245,7 @@ final class AgentStarter {
     } catch (IOException e) {
       // A broken pipe means the agent already exited: awaitReady reports how.
       if (process.isAlive()) {
-        throw StartFailures.unexpected("cannot hand the agent its keys", e);
+        throw StartDiagnosis.unexpected("cannot hand the agent its keys", e);
       }
     }
   }
@@ -253,7 +254,7 @@ final class AgentStarter {
     try {
       marker.write(layout.marker());
     } catch (IOException e) {
-      throw StartFailures.unexpected("cannot write " + layout.marker(), e);
+      throw StartDiagnosis.unexpected("cannot write " + layout.marker(), e);
     }
   }
 
@@ -262,12 +263,12 @@ final class AgentStarter {
     try {
       port = output.ready().get(remaining(deadline), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      throw StartFailures.neverReady(settings.readyTimeout(), output.tail());
+      throw StartDiagnosis.neverReady(settings.readyTimeout(), output.tail());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw StartFailures.unexpected("interrupted while waiting for the agent", e);
+      throw StartDiagnosis.unexpected("interrupted while waiting for the agent", e);
     } catch (ExecutionException e) {
-      throw StartFailures.unexpected("reading the agent's output", e.getCause());
+      throw StartDiagnosis.unexpected("reading the agent's output", e.getCause());
     }
     if (port.isPresent()) {
       return port.getAsInt();
@@ -279,13 +280,13 @@ final class AgentStarter {
   private int exitedBeforeReady(Process process, AgentOutput output, long deadline) {
     try {
       if (process.waitFor(remaining(deadline), TimeUnit.NANOSECONDS)) {
-        throw StartFailures.exited(process.exitValue(), output.tail());
+        throw StartDiagnosis.exited(process.exitValue(), output.tail());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw StartFailures.unexpected("interrupted while waiting for the agent", e);
+      throw StartDiagnosis.unexpected("interrupted while waiting for the agent", e);
     }
-    throw StartFailures.neverReady(settings.readyTimeout(), output.tail());
+    throw StartDiagnosis.neverReady(settings.readyTimeout(), output.tail());
   }
 
   private static long remaining(long deadline) {

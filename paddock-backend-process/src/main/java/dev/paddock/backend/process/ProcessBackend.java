@@ -7,8 +7,10 @@ import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
+import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.api.spi.RuntimeState;
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.backend.kit.StartDiagnosis;
 import dev.paddock.backend.kit.protocol.AliveProbe;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -87,9 +89,16 @@ final class ProcessBackend implements SandboxBackend {
     return agent.marker().toHandle(NAME);
   }
 
+  /** MISSING, not an exception, for a handle that names no agent of this backend (SPI rule). */
   @Override
   public RuntimeState inspect(RuntimeHandle handle) {
-    Marker marker = withKnownPort(Marker.fromHandle(handle));
+    Marker marker;
+    try {
+      marker = withKnownPort(Marker.fromHandle(handle));
+    } catch (IllegalArgumentException e) {
+      LOG.log(System.Logger.Level.DEBUG, "process backend: unreadable handle: {0}", e.getMessage());
+      return RuntimeState.missing();
+    }
     if (!procFs.isAlive(marker.pid(), marker.startTime())) {
       return exited(marker).orElseGet(RuntimeState::missing);
     }
@@ -139,21 +148,24 @@ final class ProcessBackend implements SandboxBackend {
     return new RuntimeState(status, urls, Optional.empty());
   }
 
-  /** ERROR with the exit code, when this instance spawned the agent and saw it exit. */
+  /**
+   * ERROR STOPPED with the exit code and signal (safe facts, so in the safe message too), when this
+   * instance spawned the agent and saw it exit. Only a started agent has a handle, so it had been
+   * running: "exited while starting" would be untrue.
+   */
   private Optional<RuntimeState> exited(Marker marker) {
     return Optional.ofNullable(spawned.get(marker.sandboxId()))
         .filter(agent -> agent.marker().pid() == marker.pid() && !agent.process().isAlive())
         .map(
-            agent ->
-                new RuntimeState(
-                    SandboxStatus.ERROR,
-                    List.of(),
-                    Optional.of(
-                        new RuntimeFailure(
-                            Kind.EXITED,
-                            "agent exited with code "
-                                + agent.process().exitValue()
-                                + StartFailures.tailDetail(agent.output().tail())))));
+            agent -> new RuntimeState(SandboxStatus.ERROR, List.of(), Optional.of(stopped(agent))));
+  }
+
+  private static RuntimeFailure stopped(StartedAgent agent) {
+    String exit = StartDiagnosis.exitText(agent.process().exitValue());
+    return new RuntimeFailure(
+        Kind.STOPPED,
+        "The sandbox's agent stopped while it was running: it " + exit + ".",
+        "agent " + exit + StartDiagnosis.tailDetail(agent.output().tail()));
   }
 
   /**
@@ -177,12 +189,12 @@ final class ProcessBackend implements SandboxBackend {
   public RuntimeHandle resume(RuntimeHandle handle) {
     Marker marker = Marker.fromHandle(handle);
     if (!procFs.isAlive(marker.pid(), marker.startTime())) {
-      throw StartFailures.failure(
-          Kind.EXITED, "agent " + marker.pid() + " of " + marker.sandboxId() + " is gone", null);
+      throw RuntimeStartException.of(
+          Kind.EXITED, "agent " + marker.pid() + " of " + marker.sandboxId() + " is gone");
     }
     freezer(marker).thaw();
     if (!Poll.until(() -> alive.answers(marker.port()), settings.readyTimeout())) {
-      throw StartFailures.neverReady(settings.readyTimeout(), List.of());
+      throw StartDiagnosis.neverReady(settings.readyTimeout(), List.of());
     }
     return handle;
   }

@@ -18,6 +18,8 @@ import java.util.Map;
  * <ul>
  *   <li>{@code PADDOCK_DATA_DIR} ({@code paddock.data-dir}): sandboxes live in {@code
  *       <dir>/sandboxes/<id>/} (default {@code ~/.paddock})
+ *   <li>{@code PADDOCK_AGENT_JAR} ({@code paddock.agent-jar}): the agent-server jar; default the
+ *       one beside the CLI jar, else the checkout's under {@code paddock.home}
  *   <li>{@code paddock.home}: the repository root holding the built agent-server (default the
  *       working directory)
  *   <li>{@code agent.command}: the argv prefix that runs the agent, shell-style words; default this

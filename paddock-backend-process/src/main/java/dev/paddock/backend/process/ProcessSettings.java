@@ -4,11 +4,13 @@ import dev.paddock.api.Resources;
 import dev.paddock.api.settings.CommonSettings;
 import dev.paddock.api.settings.Setting;
 import dev.paddock.api.settings.Settings;
+import dev.paddock.backend.kit.AgentDistribution;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -19,6 +21,8 @@ import java.util.OptionalLong;
  *
  * @param home the Paddock repository root ({@code paddock.home}, default the working directory):
  *     where the default agent command finds the shaded jar, its JVM options and AOT cache
+ * @param agentJar an explicit agent jar ({@code PADDOCK_AGENT_JAR}, {@code paddock.agent-jar});
+ *     empty: beside the CLI jar, else under {@code home}
  * @param dataDir the data directory ({@code PADDOCK_DATA_DIR}, default {@code ~/.paddock}); each
  *     sandbox lives in {@code <dataDir>/sandboxes/<id>/}
  * @param agentCommand argv prefix that runs the agent-server ({@code agent.command}, shell-style
@@ -40,6 +44,7 @@ import java.util.OptionalLong;
  */
 record ProcessSettings(
     Path home,
+    Optional<Path> agentJar,
     Path dataDir,
     List<String> agentCommand,
     Duration readyTimeout,
@@ -106,6 +111,7 @@ record ProcessSettings(
   /** Every setting this backend reads. */
   static final List<Setting<?>> DECLARED =
       List.of(
+          AgentDistribution.AGENT_JAR,
           AGENT_COMMAND,
           READY_TIMEOUT,
           STOP_GRACE,
@@ -136,6 +142,7 @@ record ProcessSettings(
     Settings s = Settings.of(declared, values);
     return new ProcessSettings(
         CommonSettings.home(s),
+        s.find(AgentDistribution.AGENT_JAR),
         CommonSettings.dataDir(s),
         s.find(AGENT_COMMAND).orElse(List.of()),
         s.get(READY_TIMEOUT),

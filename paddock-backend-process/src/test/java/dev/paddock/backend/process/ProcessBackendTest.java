@@ -149,7 +149,7 @@ class ProcessBackendTest {
   }
 
   @Test
-  void agentThatDiesIsReportedAsErrorWithItsExitCode() throws Exception {
+  void agentThatDiesWhileRunningIsReportedAsStoppedWithItsExitCodeAndSignal() throws Exception {
     SandboxBackend backend = fixture.backend();
     RuntimeHandle handle = backend.start(fixture.request(fixture.newId()));
     ProcessHandle.of(SandboxFixture.pid(handle)).orElseThrow().destroyForcibly();
@@ -162,8 +162,11 @@ class ProcessBackendTest {
     assertThat(state.failure())
         .get()
         .extracting(RuntimeFailure::kind)
-        .isEqualTo(RuntimeFailure.Kind.EXITED);
+        .isEqualTo(RuntimeFailure.Kind.STOPPED);
     assertThat(state.failure().orElseThrow().rawDetail()).contains("exited with code 137");
+    assertThat(state.failure().orElseThrow().safeMessage())
+        .isEqualTo(
+            "The sandbox's agent stopped while it was running: it exited with code 137 (SIGKILL).");
     assertThat(backend.list()).isEmpty();
     backend.destroy(handle);
   }

@@ -40,6 +40,24 @@ class ProviderTest {
   }
 
   @Test
+  void aMalformedTypedSettingIsRejectedNamingIt() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(
+            () -> new ProcessBackendProvider().create(Map.of("process.ready-timeout", "soon")))
+        .withMessageContaining("process.ready-timeout");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> new ProcessBackendProvider().specs(Map.of("process.pids-limit", "0")))
+        .withMessageContaining("process.pids-limit");
+  }
+
+  @Test
+  void theAgentJarSettingIsDeclaredForHelpAndTypoWarnings() {
+    assertThat(new ProcessBackendProvider().settings())
+        .extracting(setting -> setting.name())
+        .contains("PADDOCK_AGENT_JAR", "agent.command");
+  }
+
+  @Test
   void unknownFreezerSettingIsRejected() {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> new ProcessBackendProvider().create(Map.of("process.freezer", "ice")))

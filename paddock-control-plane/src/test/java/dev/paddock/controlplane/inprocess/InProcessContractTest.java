@@ -10,11 +10,13 @@ import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxStartException;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.StartRequest;
+import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.controlplane.InMemorySandboxStore;
 import dev.paddock.controlplane.InProcessBackend;
 import dev.paddock.controlplane.InProcessHost;
+import dev.paddock.controlplane.ReconcileReport;
 import dev.paddock.controlplane.SandboxServiceContract;
 import dev.paddock.store.SandboxStore;
 import java.time.Duration;
@@ -95,6 +97,29 @@ class InProcessContractTest extends SandboxServiceContract {
     assertThat(request.spec().workingDir()).isEqualTo("/workspace/project");
     assertThat(service().get(ALICE, started.id()).orElseThrow().settings().workingDir())
         .contains("/workspace/project");
+  }
+
+  @Test
+  void reconcileReadsTheListingAndInspectsOnlyWhereARecordDisagrees() {
+    Started first = startRunning(ALICE);
+    startRunning(ALICE);
+    startRunning(BOB);
+    InProcessBackend backend = (InProcessBackend) backend();
+    // Paused behind the control plane's back: its record still says RUNNING.
+    RuntimeHandle paused =
+        backend.list().stream()
+            .filter(h -> h.sandboxId().equals(first.info().id()))
+            .findFirst()
+            .orElseThrow();
+    backend.pause(paused);
+    int before = backend.inspections();
+
+    ReconcileReport report = service().reconcile();
+
+    assertThat(report.adopted()).hasSize(3);
+    assertThat(backend.inspections() - before).isEqualTo(1);
+    assertThat(service().get(ALICE, first.info().id()).orElseThrow().status())
+        .isEqualTo(SandboxStatus.PAUSED);
   }
 
   @Override
