@@ -4,8 +4,7 @@ import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxStatus;
-import dev.paddock.api.spi.AgentSecrets;
-import dev.paddock.api.spi.AliveProbe;
+import dev.paddock.api.spi.ListedRuntime;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeHandle;
@@ -13,6 +12,9 @@ import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.api.spi.RuntimeState;
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.backend.kit.RuntimeBundle;
+import dev.paddock.backend.kit.protocol.AgentSecrets;
+import dev.paddock.backend.kit.protocol.AliveProbe;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -120,8 +122,8 @@ final class SshBackend implements SandboxBackend {
 
   private synchronized AgentBundle bundle() {
     if (bundle == null) {
-      bundle =
-          AgentBundle.ensure(settings.bundleCache(), settings.agentJar(), settings.jvmOptions());
+      Path dir = RuntimeBundle.ensure(settings.bundleCache(), settings.agent());
+      bundle = new AgentBundle(dir, dir.getFileName().toString());
     }
     return bundle;
   }
@@ -174,12 +176,12 @@ final class SshBackend implements SandboxBackend {
     String detail =
         host.target() + ": " + reported.map(Map.Entry::getValue).orElse(result.stderr());
     return switch (kind) {
-      case "exited" -> RuntimeStartException.of(Kind.EXITED, detail, null);
-      case "never-ready" -> RuntimeStartException.of(Kind.NEVER_READY, detail, null);
-      case "missing" -> RuntimeStartException.of(Kind.BINARY_MISSING, detail, null);
+      case "exited" -> RuntimeStartException.of(Kind.EXITED, detail);
+      case "never-ready" -> RuntimeStartException.of(Kind.NEVER_READY, detail);
+      case "missing" -> RuntimeStartException.of(Kind.BINARY_MISSING, detail);
       case "disk-full", "unsuitable" -> host.scriptFailure(result).asStartFailure();
       default ->
-          RuntimeStartException.of(Kind.UNKNOWN, "exit " + result.exitCode() + ": " + detail, null);
+          RuntimeStartException.of(Kind.UNKNOWN, "exit " + result.exitCode() + ": " + detail);
     };
   }
 
@@ -326,8 +328,7 @@ final class SshBackend implements SandboxBackend {
       throw e.asStartFailure();
     }
     if (!result.ok()) {
-      throw RuntimeStartException.of(
-          Kind.EXITED, host.target() + ": " + result.stderr().strip(), null);
+      throw RuntimeStartException.of(Kind.EXITED, host.target() + ": " + result.stderr().strip());
     }
     awaitAgent(host, handle);
     return handle;
@@ -359,10 +360,16 @@ final class SshBackend implements SandboxBackend {
    */
   @Override
   public List<RuntimeHandle> list() {
-    List<RuntimeHandle> handles = new ArrayList<>();
+    return listWithState().stream().map(ListedRuntime::handle).toList();
+  }
+
+  /** One {@code list} call per host for all its sandboxes, instead of one call per sandbox. */
+  @Override
+  public List<ListedRuntime> listWithState() {
+    List<ListedRuntime> listed = new ArrayList<>();
     for (SshHost host : hosts.values()) {
       try {
-        handles.addAll(listOn(host));
+        listed.addAll(listOn(host));
       } catch (SshHostException e) {
         LOG.log(
             System.Logger.Level.WARNING,
@@ -371,26 +378,26 @@ final class SshBackend implements SandboxBackend {
             e.getMessage());
       }
     }
-    return handles;
+    return listed;
   }
 
-  private List<RuntimeHandle> listOn(SshHost host) {
+  private List<ListedRuntime> listOn(SshHost host) {
     SshResult result = host.run("list");
     if (!result.ok()) {
       throw host.scriptFailure(result);
     }
-    List<RuntimeHandle> handles = new ArrayList<>();
+    List<ListedRuntime> listed = new ArrayList<>();
     for (Map<String, String> marker : HostScript.records(result.stdout())) {
       String state = marker.getOrDefault("state", "missing");
       RuntimeHandle handle = handle(host, marker, Resources.NONE);
       if (state.equals("alive") || state.equals("frozen")) {
-        handles.add(handle);
+        listed.add(new ListedRuntime(handle, state(host, handle.sandboxId(), marker)));
       } else if (marker.getOrDefault("port", "").isEmpty() && late(marker)) {
         // A start cut short before the agent served: nothing ever ran in it, so it goes now.
         destroy(handle);
       }
     }
-    return handles;
+    return listed;
   }
 
   private Optional<SshHost> host(RuntimeHandle handle) {

@@ -20,8 +20,8 @@ import java.util.Map;
  * required; host keys are checked strictly against that file only), {@code ssh.remote-dir} ({@code
  * .paddock-ssh} under the login's home), {@code ssh.connect-timeout} (10 s), {@code
  * ssh.ready-timeout} (60 s), {@code ssh.stop-grace} (5 s), {@code ssh.min-free-disk} (256 MiB),
- * {@code ssh.binary}, {@code ssh.agent-jar}, {@code ssh.spec.id}, {@code ssh.spec.env.<NAME>},
- * {@code ssh.memory}, {@code ssh.cpus}, {@code ssh.pids-limit}. See {@code docs/REMOTE.md}.
+ * {@code ssh.binary}, {@code ssh.spec.id}, {@code ssh.spec.env.<NAME>}, {@code ssh.memory}, {@code
+ * ssh.cpus}, {@code ssh.pids-limit}. See {@code docs/REMOTE.md}.
  */
 public final class SshBackendProvider implements SandboxBackendProvider {
   /** For {@link java.util.ServiceLoader}. */
@@ -34,7 +34,9 @@ public final class SshBackendProvider implements SandboxBackendProvider {
 
   @Override
   public List<Setting<?>> settings() {
-    return SshSettings.DECLARED;
+    List<Setting<?>> all = new java.util.ArrayList<>(SshSettings.DECLARED);
+    all.add(dev.paddock.backend.kit.AgentDistribution.AGENT_JAR);
+    return all;
   }
 
   /**

@@ -5,33 +5,21 @@ import dev.paddock.api.spi.RuntimeStartException;
 import java.util.Locale;
 
 /**
- * Why an SSH host could not take a sandbox, each with the safe message users see. The raw detail
- * (host names, paths, the client's stderr) only goes to the log.
- *
- * <p>Until the SPI's failure classification is open, each kind is carried by the nearest {@link
- * RuntimeFailure.Kind} with {@link #tag()} leading the raw detail, so the log and the tests see the
- * precise class.
+ * Why an SSH host could not take a sandbox: this backend's own {@link RuntimeFailure.Kind}s ({@code
+ * SSH_AUTH_REFUSED}, ...), each with the safe message users see. The raw detail (host names, paths,
+ * the client's stderr) only goes to the log.
  */
 enum SshFailure {
-  AUTH_REFUSED(
-      "The sandbox host refused the control plane's SSH key.",
-      RuntimeFailure.Kind.ENGINE_UNREACHABLE),
-  HOST_KEY_MISMATCH(
-      "The sandbox host's SSH key does not match the one on record; it was not contacted further.",
-      RuntimeFailure.Kind.ENGINE_UNREACHABLE),
-  HOST_UNREACHABLE(
-      "The sandbox host cannot be reached right now.", RuntimeFailure.Kind.ENGINE_UNREACHABLE),
-  HOST_UNSUITABLE(
-      "The sandbox host cannot run the agent (it needs bash, glibc and setsid).",
-      RuntimeFailure.Kind.IMAGE_UNSUITABLE),
-  DISK_FULL("The sandbox host is out of disk space.", RuntimeFailure.Kind.CAPACITY);
+  AUTH_REFUSED("The sandbox host refused the control plane's SSH key."),
+  HOST_KEY_MISMATCH("The sandbox host's SSH key is not the one on record, so it was not used."),
+  HOST_UNREACHABLE("The sandbox host cannot be reached right now."),
+  HOST_UNSUITABLE("The sandbox host cannot run the agent (it needs bash, glibc and setsid)."),
+  DISK_FULL("The sandbox host is out of disk space.");
 
-  private final String safeMessage;
   private final RuntimeFailure.Kind kind;
 
-  SshFailure(String safeMessage, RuntimeFailure.Kind kind) {
-    this.safeMessage = safeMessage;
-    this.kind = kind;
+  SshFailure(String safeMessage) {
+    this.kind = RuntimeFailure.Kind.of("SSH_" + name(), safeMessage);
   }
 
   /** A failure of the connection itself: another host may still take the sandbox. */
@@ -40,10 +28,10 @@ enum SshFailure {
   }
 
   String safeMessage() {
-    return safeMessage;
+    return kind.safeMessage();
   }
 
-  /** {@code ssh-auth-refused}, ...: how the raw detail starts. */
+  /** {@code ssh-auth-refused}, ...: how the exception message starts, for the log. */
   String tag() {
     return "ssh-" + name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
@@ -53,6 +41,6 @@ enum SshFailure {
   }
 
   RuntimeStartException exception(SshTarget host, String detail) {
-    return RuntimeStartException.of(kind, tag() + ": " + host + ": " + detail, null);
+    return RuntimeStartException.of(kind, host + ": " + detail);
   }
 }

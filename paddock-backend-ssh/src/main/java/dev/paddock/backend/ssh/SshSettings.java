@@ -4,6 +4,7 @@ import dev.paddock.api.Resources;
 import dev.paddock.api.settings.CommonSettings;
 import dev.paddock.api.settings.Setting;
 import dev.paddock.api.settings.Settings;
+import dev.paddock.backend.kit.AgentDistribution;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,7 +13,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -33,8 +33,8 @@ import java.util.OptionalLong;
  * @param stopGrace SIGTERM to SIGKILL on delete ({@code ssh.stop-grace}, 5 s)
  * @param minFreeDisk the least free space a host must have to take a sandbox ({@code
  *     ssh.min-free-disk}, 256 MiB); less is the DISK_FULL start failure
- * @param agentJar the agent-server's shaded jar that goes into the runtime bundle
- * @param jvmOptions the agent's JVM options file, if there is one
+ * @param agentSettings what locates the agent-server that goes into the runtime bundle ({@code
+ *     PADDOCK_AGENT_JAR}, else the distribution or checkout: {@link AgentDistribution})
  * @param bundleCache where the runtime bundle is built ({@code <data dir>/runtime-ssh})
  * @param specId the id of the one spec ({@code ssh.spec.id}, default {@code ssh-default})
  * @param specEnv the spec's environment ({@code ssh.spec.env.<NAME>})
@@ -51,8 +51,7 @@ record SshSettings(
     Duration readyTimeout,
     Duration stopGrace,
     long minFreeDisk,
-    Path agentJar,
-    Optional<Path> jvmOptions,
+    Settings agentSettings,
     Path bundleCache,
     String specId,
     Map<String, String> specEnv,
@@ -85,10 +84,6 @@ record SshSettings(
   static final Setting<Long> MIN_FREE_DISK =
       ssh(Setting.size("ssh.min-free-disk", "least free disk a host needs to take a sandbox"))
           .withDefault(256L << 20);
-  static final Setting<Path> AGENT_JAR =
-      ssh(Setting.path("ssh.agent-jar", "the agent-server's shaded jar"))
-          .withDefaultText(
-              "<paddock.home>/paddock-agent-server/target/paddock-agent-server-all.jar");
   static final Setting<String> SPEC_ID =
       ssh(Setting.string("ssh.spec.id", "the id of the one spec")).withDefault("ssh-default");
   static final Setting<Map<String, String>> SPEC_ENV =
@@ -117,7 +112,6 @@ record SshSettings(
           READY_TIMEOUT,
           STOP_GRACE,
           MIN_FREE_DISK,
-          AGENT_JAR,
           SPEC_ID,
           SPEC_ENV,
           MEMORY,
@@ -138,9 +132,8 @@ record SshSettings(
   static SshSettings from(Map<String, String> values) {
     List<Setting<?>> declared = new ArrayList<>(DECLARED);
     declared.addAll(CommonSettings.ALL);
+    declared.add(AgentDistribution.AGENT_JAR);
     Settings s = Settings.of(declared, values);
-    Path agentModule = CommonSettings.home(s).resolve("paddock-agent-server");
-    Path options = agentModule.resolve("agent-jvm.options");
     return new SshSettings(
         hosts(s),
         readableFile(s, KEY_FILE),
@@ -151,9 +144,7 @@ record SshSettings(
         s.get(READY_TIMEOUT),
         s.get(STOP_GRACE),
         s.get(MIN_FREE_DISK),
-        s.find(AGENT_JAR)
-            .orElse(agentModule.resolve("target").resolve("paddock-agent-server-all.jar")),
-        Files.isRegularFile(options) ? Optional.of(options) : Optional.empty(),
+        s,
         CommonSettings.dataDir(s).resolve("runtime-ssh"),
         s.get(SPEC_ID),
         s.get(SPEC_ENV),
@@ -162,6 +153,16 @@ record SshSettings(
             s.find(MEMORY).filter(b -> b > 0).map(OptionalLong::of).orElse(OptionalLong.empty()),
             s.find(PIDS).map(OptionalInt::of).orElse(OptionalInt.empty()),
             OptionalLong.empty()));
+  }
+
+  /**
+   * The agent-server to bundle, located on first use (a control plane may start before it is
+   * built).
+   *
+   * @throws dev.paddock.api.spi.RuntimeStartException BINARY_MISSING naming where it looked
+   */
+  AgentDistribution agent() {
+    return AgentDistribution.locate(agentSettings);
   }
 
   private static List<SshTarget> hosts(Settings s) {

@@ -200,8 +200,10 @@ start() { # ID BUNDLE MIN_FREE_KIB READY_SECONDS MEM CPU_QUOTA PIDS ; stdin: sec
     esac
   done
   if [ ${#cmd[@]} = 0 ]; then
-    local options=()
-    mapfile -t options <"$bundle/agent-jvm.options"
+    local options=() line
+    while IFS= read -r line || [ -n "$line" ]; do
+      case $line in '' | '#'*) ;; *) options+=("$line") ;; esac
+    done <"$bundle/agent-jvm.options"
     cmd=("$bundle/jre/bin/java" "${options[@]}")
     [ -f "$bundle/agent.aot" ] && cmd+=("-XX:AOTCache=$bundle/agent.aot")
     cmd+=(-jar "$bundle/agent/paddock-agent.jar")

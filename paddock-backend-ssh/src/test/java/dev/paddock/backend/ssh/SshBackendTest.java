@@ -73,4 +73,59 @@ class SshBackendTest {
     String url = Agents.url(ssh, sandbox.handle());
     assertThat(Agents.stdout(agents.exec(url, sandbox.key(), "echo back"))).contains("back");
   }
+
+  @Test
+  void aRestartedControlPlaneAdoptsTheSandboxFromTheHostsMarkers() {
+    SshBackend first = SshBackend.create(SshSettings.from(sshd.settings(Map.of())));
+    Agents.Sandbox sandbox = Agents.start(first, "sb-adopted");
+    String before = Agents.url(first, sandbox.handle());
+    first.close(); // the master and its forwards die with the old control plane
+
+    SandboxBackend restarted = backend(Map.of());
+    var listed = restarted.listWithState();
+    assertThat(listed).extracting(l -> l.handle().sandboxId()).containsExactly("sb-adopted");
+    assertThat(listed.get(0).state().status()).isEqualTo(SandboxStatus.RUNNING);
+    String after = Agents.url(restarted, listed.get(0).handle());
+    assertThat(after).isNotEqualTo(before);
+    assertThat(Agents.stdout(agents.exec(after, sandbox.key(), "echo still here")))
+        .contains("still here");
+  }
+
+  @Test
+  void theRuntimeBundleIsCopiedToAHostOnceForAllItsSandboxes() throws Exception {
+    SandboxBackend ssh = backend(Map.of());
+    Agents.start(ssh, "sb-one");
+    Path bundles = sshd.remoteDir().resolve("bundles");
+    Path complete;
+    try (var dirs = Files.list(bundles)) {
+      complete = dirs.toList().stream().map(d -> d.resolve(".complete")).findFirst().orElseThrow();
+    }
+    var copiedAt = Files.getLastModifiedTime(complete);
+    backend.close();
+    SandboxBackend again = backend(Map.of());
+    Agents.start(again, "sb-two");
+    try (var dirs = Files.list(bundles)) {
+      assertThat(dirs).hasSize(1);
+    }
+    assertThat(Files.getLastModifiedTime(complete)).isEqualTo(copiedAt);
+  }
+
+  @Test
+  void deleteKillsEveryProcessOfTheSandboxAndRemovesItsDirectory() {
+    SandboxBackend ssh = backend(Map.of());
+    Agents.Sandbox sandbox = Agents.start(ssh, "sb-delete");
+    String url = Agents.url(ssh, sandbox.handle());
+    agents.exec(url, sandbox.key(), "(setsid sleep 600 >/dev/null 2>&1 &) ; echo started");
+    Path dir = sshd.remoteDir().resolve("sandboxes/sb-delete");
+    assertThat(HostLeaks.processesUnder(dir)).hasSizeGreaterThanOrEqualTo(2);
+
+    ssh.destroy(sandbox.handle());
+    ssh.destroy(sandbox.handle()); // idempotent
+
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(HostLeaks.processesUnder(dir)).isEmpty());
+    assertThat(dir).doesNotExist();
+    assertThat(ssh.inspect(sandbox.handle()).status()).isEqualTo(SandboxStatus.MISSING);
+  }
 }

@@ -78,6 +78,7 @@ final class TestSshd implements AutoCloseable {
         }
         sshd.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
         if (attempt == 3) {
+          deleteTree(dir);
           throw new IllegalStateException("sshd did not start; see its output above");
         }
       }
@@ -144,15 +145,19 @@ final class TestSshd implements AutoCloseable {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       }
-      try (var paths = Files.walk(dir)) {
-        for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
+      deleteTree(dir);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
     }
   }
 
