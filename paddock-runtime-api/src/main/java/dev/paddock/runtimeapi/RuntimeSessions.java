@@ -14,8 +14,10 @@ import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.api.spi.RuntimeState;
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.backend.kit.protocol.HttpAgents;
 import dev.paddock.http.HttpError;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,7 +47,7 @@ final class RuntimeSessions implements AutoCloseable {
   private final SandboxSpecService specs;
   private final SessionTable table;
   private final RuntimeKeys keys;
-  private final AgentKeyClient agents = new AgentKeyClient();
+  private final HttpAgents agents = HttpAgents.create(Duration.ofSeconds(5));
   private final Clock clock;
 
   RuntimeSessions(
@@ -323,7 +325,9 @@ final class RuntimeSessions implements AutoCloseable {
           live(session)
               .agentUrl()
               .orElseThrow(() -> new IllegalStateException("the resumed agent exposes no URL"));
-      agents.rotate(url, keys.adminKey(session.runtimeId()), List.of(KeyDigest.sha256Hex(key)));
+      agents
+          .at(url, keys.adminKey(session.runtimeId()))
+          .replaceSessionKeys(List.of(KeyDigest.sha256Hex(key)));
     } catch (RuntimeException e) {
       LOG.warn("session {}: the resumed agent did not take its new key", session.sessionId(), e);
       session.advanceGeneration();
@@ -373,7 +377,7 @@ final class RuntimeSessions implements AutoCloseable {
       return;
     }
     try {
-      agents.rotate(agentUrl.get(), keys.adminKey(session.runtimeId()), List.of());
+      agents.at(agentUrl.get(), keys.adminKey(session.runtimeId())).replaceSessionKeys(List.of());
     } catch (RuntimeException e) {
       LOG.info("session {}: key revoked here only: {}", session.sessionId(), e.getMessage());
     }

@@ -69,8 +69,11 @@ final class RuntimeWire {
     json.put(
         "paddock_failure_kind",
         live.status() == SandboxStatus.ERROR
-            ? session.failure().map(f -> f.kind().name()).orElse("UNKNOWN")
+            ? session.failure().map(f -> f.kind().id()).orElse("UNKNOWN")
             : null);
+    json.put(
+        "paddock_failure_message",
+        live.status() == SandboxStatus.ERROR ? detail(live).orElse(null) : null);
     json.put(
         "paddock_unenforced", session.handle().map(h -> h.unenforcedLimits()).orElse(List.of()));
     return json;
@@ -85,10 +88,7 @@ final class RuntimeWire {
       return Optional.empty();
     }
     return Optional.of(
-        live.session()
-            .failure()
-            .map(f -> f.kind().safeMessage())
-            .orElse("The sandbox's runtime failed."));
+        live.session().failure().map(f -> f.safeMessage()).orElse("The sandbox's runtime failed."));
   }
 
   /** One warm runtime config ({@code GET /api/warm-runtime-configs}) per local spec. */

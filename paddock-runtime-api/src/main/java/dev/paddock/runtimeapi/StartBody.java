@@ -1,7 +1,7 @@
 package dev.paddock.runtimeapi;
 
 import dev.paddock.api.Resources;
-import dev.paddock.api.spi.AgentSecrets;
+import dev.paddock.backend.kit.protocol.AgentSecrets;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.JsonBody;
 import java.util.List;

@@ -3,11 +3,13 @@ package dev.paddock.backend.remote;
 import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.ListedRuntime;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.api.spi.RuntimeState;
+import dev.paddock.api.spi.SandboxAgent;
 import dev.paddock.api.spi.SandboxBackend;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -272,22 +274,28 @@ final class RemoteBackend implements SandboxBackend {
   public List<RuntimeHandle> list() {
     List<RuntimeHandle> handles = new ArrayList<>();
     for (RemoteHost host : settings.hosts()) {
-      try {
-        RuntimeApiClient.Reply reply = client.get(host, "/list");
-        for (Object runtime : RuntimeApiClient.list(reply.object().get("runtimes"))) {
-          if (runtime instanceof Map<?, ?> map
-              && settings.client().equals(map.get("paddock_client"))) {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> entry = (Map<String, Object>) map;
-            handles.add(handle(host, entry));
-          }
-        }
-      } catch (RuntimeApiClient.UnreachableException e) {
-        LOG.log(
-            System.Logger.Level.WARNING, "runtime API {0} unreachable; not listed this time", host);
-      }
+      ownSessions(host).forEach(runtime -> handles.add(handle(host, runtime)));
     }
     return handles;
+  }
+
+  /** The sessions on {@code host} carrying this control plane's tag; none when unreachable. */
+  private List<Map<String, Object>> ownSessions(RemoteHost host) {
+    List<Map<String, Object>> own = new ArrayList<>();
+    try {
+      RuntimeApiClient.Reply reply = client.get(host, "/list");
+      for (Object runtime : RuntimeApiClient.list(reply.object().get("runtimes"))) {
+        if (runtime instanceof Map<?, ?> map
+            && settings.client().equals(map.get("paddock_client"))) {
+          @SuppressWarnings("unchecked")
+          Map<String, Object> entry = (Map<String, Object>) map;
+          own.add(entry);
+        }
+      }
+    } catch (RuntimeApiClient.UnreachableException e) {
+      LOG.log(System.Logger.Level.WARNING, "runtime API {0} unreachable; not listed now", host);
+    }
+    return own;
   }
 
   private void stopIfStarted(RemoteHost host, String sandboxId) {
@@ -343,14 +351,7 @@ final class RemoteBackend implements SandboxBackend {
   }
 
   private static RuntimeFailure failure(RemoteHost host, Map<String, Object> runtime) {
-    RuntimeFailure.Kind kind = RuntimeFailure.Kind.UNKNOWN;
-    if (runtime.get("paddock_failure_kind") instanceof String name) {
-      try {
-        kind = RuntimeFailure.Kind.valueOf(name);
-      } catch (IllegalArgumentException e) {
-        // a kind this build does not know: UNKNOWN, with the name in the raw detail
-      }
-    }
+    RuntimeFailure.Kind kind = kind(runtime);
     return new RuntimeFailure(
         kind,
         "runtime API "
@@ -359,6 +360,58 @@ final class RemoteBackend implements SandboxBackend {
             + runtime.get("paddock_failure_kind")
             + " "
             + runtime.get("status_detail"));
+  }
+
+  /**
+   * The failure class the runtime API reported: a shared kind by its id, a kind of the runtime
+   * API's own backend with the safe message it sent (classification is open), else UNKNOWN.
+   */
+  private static RuntimeFailure.Kind kind(Map<String, Object> runtime) {
+    if (!(runtime.get("paddock_failure_kind") instanceof String id)) {
+      return RuntimeFailure.Kind.UNKNOWN;
+    }
+    for (RuntimeFailure.Kind shared : RuntimeFailure.Kind.shared()) {
+      if (shared.id().equals(id)) {
+        return shared;
+      }
+    }
+    try {
+      if (runtime.get("paddock_failure_message") instanceof String message) {
+        return RuntimeFailure.Kind.of(id, message);
+      }
+    } catch (IllegalArgumentException e) {
+      // a malformed id or message: UNKNOWN, with what was sent in the raw detail
+    }
+    return RuntimeFailure.Kind.UNKNOWN;
+  }
+
+  /**
+   * Every session of this control plane with its state, from one {@code GET /list} per host (no
+   * call per sandbox): what reconcile reads.
+   */
+  @Override
+  public List<ListedRuntime> listWithState() {
+    List<ListedRuntime> listed = new ArrayList<>();
+    for (RemoteHost host : settings.hosts()) {
+      for (Map<String, Object> runtime : ownSessions(host)) {
+        listed.add(new ListedRuntime(handle(host, runtime), state(host, runtime)));
+      }
+    }
+    return listed;
+  }
+
+  /**
+   * The agent straight at the URL its runtime API reports (the agent checks the admin key the
+   * control plane derives); refused for a sandbox whose host is no longer configured, whose URL
+   * nobody vouches for any more.
+   */
+  @Override
+  public SandboxAgent agent(RuntimeHandle handle, SandboxAgent direct) {
+    if (host(handle).isEmpty()) {
+      return SandboxAgent.refusing(
+          "sandbox " + handle.sandboxId() + "'s runtime API is no longer configured");
+    }
+    return direct;
   }
 
   private Optional<RemoteHost> host(RuntimeHandle handle) {
