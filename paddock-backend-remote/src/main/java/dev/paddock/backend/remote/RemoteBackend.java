@@ -32,6 +32,8 @@ final class RemoteBackend implements SandboxBackend {
   static final String HOST = "host";
   static final String RUNTIME_ID = "runtime_id";
 
+  private static final java.util.Set<String> STARTED = java.util.Set.of("running", "starting");
+
   private static final System.Logger LOG = System.getLogger("paddock.backend.remote");
 
   private final RemoteSettings settings;
@@ -94,7 +96,9 @@ final class RemoteBackend implements SandboxBackend {
           null);
     }
     RuntimeHandle handle = handle(host, r.object());
-    if (!"running".equals(r.string("status").orElse(""))) {
+    // The local backend's start returned (its agent answered once); "starting" only means a probe
+    // right after it was slow, as on a loaded host: the control plane's wait sees it come up.
+    if (!STARTED.contains(r.string("status").orElse(""))) {
       RuntimeFailure failure = failure(host, r.object());
       stopQuietly(handle);
       throw new RuntimeStartException(failure);
@@ -247,7 +251,7 @@ final class RemoteBackend implements SandboxBackend {
               + reply.detail(),
           null);
     }
-    if (!"running".equals(reply.string("status").orElse(""))) {
+    if (!STARTED.contains(reply.string("status").orElse(""))) {
       throw new RuntimeStartException(failure(host, reply.object()));
     }
     return handle(host, reply.object());
