@@ -167,6 +167,11 @@ public final class ControlPlaneBench {
     ProcessBuilder builder = checkout.paddockServer(data);
     builder.environment().put("PADDOCK_ADMIN_KEY", ADMIN_KEY);
     builder.environment().put("PADDOCK_RECONCILE_SECONDS", "3600");
+    return listening(builder, cleanup);
+  }
+
+  /** Starts {@code builder} and waits for its "listening on http://HOST:PORT" line. */
+  static Server listening(ProcessBuilder builder, Cleanup cleanup) throws IOException {
     ChildProcess child = cleanup.register(new ChildProcess(builder.start()));
     BufferedReader lines =
         new BufferedReader(

@@ -47,6 +47,10 @@ public final class Main implements Runnable {
     config.install(configLine);
     line.addSubcommand("server", serverLine);
     line.addSubcommand("config", configLine);
+    RuntimeApiCommand runtimeApi = new RuntimeApiCommand(environment, catalog);
+    CommandLine runtimeApiLine = new CommandLine(runtimeApi);
+    runtimeApi.install(runtimeApiLine);
+    line.addSubcommand("runtime-api", runtimeApiLine);
     line.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
           cmd.getErr().println("paddock: " + e.getMessage());

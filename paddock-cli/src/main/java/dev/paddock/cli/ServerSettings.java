@@ -16,7 +16,7 @@ final class ServerSettings {
       Setting.integer("PADDOCK_PORT", "the REST API's port (0: any free port)", 0, 65535)
           .withDefault(3000);
   static final Setting<String> RUNTIME =
-      Setting.string("RUNTIME", "the backend: process (also local) or docker")
+      Setting.string("RUNTIME", "the backend: process (also local), docker or remote")
           .withDefault("process");
   static final Setting<String> ADMIN_KEY =
       Setting.string(

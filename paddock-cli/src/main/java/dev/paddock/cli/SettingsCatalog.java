@@ -9,6 +9,7 @@ import dev.paddock.api.spi.SandboxBackendProvider;
 import dev.paddock.controlplane.ArchiveSettings;
 import dev.paddock.controlplane.ControlPlaneSettings;
 import dev.paddock.controlplane.ForwardedEnvironment;
+import dev.paddock.runtimeapi.RuntimeApiSettings;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -49,6 +50,7 @@ final class SettingsCatalog {
     groups.add(new Group("Control plane", ControlPlaneSettings.ALL));
     groups.add(new Group("Forwarded into sandboxes", ForwardedEnvironment.SETTINGS));
     groups.add(new Group("Workspace archives", ArchiveSettings.ALL));
+    groups.add(new Group("Runtime API (paddock runtime-api)", RuntimeApiSettings.ALL));
     for (ArchiveStoreProvider store : ServiceLoader.load(ArchiveStoreProvider.class)) {
       groups.add(new Group("Archive store " + store.names().get(0), store.settings()));
     }

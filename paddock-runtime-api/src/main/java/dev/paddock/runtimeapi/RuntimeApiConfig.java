@@ -1,0 +1,24 @@
+package dev.paddock.runtimeapi;
+
+import java.util.Objects;
+
+/**
+ * How a runtime API runs.
+ *
+ * @param host the address it binds
+ * @param port its port (0: any free one)
+ * @param apiKey the key every request must carry in {@code X-API-Key}
+ * @param maxSandboxes the most sessions it holds at once (past it {@code /start} is a 429)
+ * @param secret what session keys and agent admin keys are derived from (HMAC-SHA256)
+ */
+public record RuntimeApiConfig(
+    String host, int port, String apiKey, int maxSandboxes, String secret) {
+  public RuntimeApiConfig {
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(apiKey, "apiKey");
+    Objects.requireNonNull(secret, "secret");
+    if (maxSandboxes < 1) {
+      throw new IllegalArgumentException("maxSandboxes must be at least 1");
+    }
+  }
+}
