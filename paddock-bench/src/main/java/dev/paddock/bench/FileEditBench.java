@@ -21,7 +21,7 @@ import java.util.Random;
  *   <li>{@code str_replace} of one token in a 10,000-line file, p50, against {@code sed -i} of the
  *       same change;
  *   <li>{@code grep} for a literal over 50,000 files, 1 GiB, against {@code grep -rF} (both with
- *       the tree in the page cache; best of five runs each).
+ *       the tree in the page cache; best of five runs each), and {@code rg -F} when installed.
  * </ul>
  *
  * Files are generated in a temporary directory, removed afterwards. {@code --quick} uses a tenth of
