@@ -69,14 +69,35 @@ final class Bytes {
     return lines;
   }
 
+  /**
+   * How many bytes in {@code [from, to)} are {@code value}. Eight bytes per step without branches:
+   * C1, the agent's only JIT, neither unrolls nor vectorises loops, and this takes a quarter to a
+   * third less time than a loop of one compare per byte (a {@code str_replace} counts up to its
+   * edit to report the line).
+   */
   static int count(byte[] bytes, int from, int to, byte value) {
     int n = 0;
-    for (int i = from; i < to; i++) {
-      if (bytes[i] == value) {
-        n++;
-      }
+    int i = from;
+    for (; i + 8 <= to; i += 8) {
+      n +=
+          isValue(bytes[i], value)
+              + isValue(bytes[i + 1], value)
+              + isValue(bytes[i + 2], value)
+              + isValue(bytes[i + 3], value)
+              + isValue(bytes[i + 4], value)
+              + isValue(bytes[i + 5], value)
+              + isValue(bytes[i + 6], value)
+              + isValue(bytes[i + 7], value);
+    }
+    for (; i < to; i++) {
+      n += isValue(bytes[i], value);
     }
     return n;
+  }
+
+  /** 1 when {@code b == value}, else 0: {@code (b ^ value) & 0xff} is 0 only then. */
+  private static int isValue(byte b, byte value) {
+    return (((b ^ value) & 0xff) - 1) >>> 31;
   }
 
   /** Lines as {@code wc -l} plus a last line without a newline: "a\nb" and "a\nb\n" have 2. */

@@ -1,7 +1,12 @@
 package dev.paddock.agent.edit;
 
+import static java.nio.file.StandardOpenOption.CREATE_NEW;
+import static java.nio.file.StandardOpenOption.WRITE;
+
 import dev.paddock.http.HttpError;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -67,10 +72,7 @@ final class EditHistory {
     }
     Optional<Path> content = Optional.empty();
     if (before.isPresent()) {
-      content = Optional.of(spoolFile());
-      try (var out = Files.newOutputStream(content.get())) {
-        out.write(before.get(), 0, length);
-      }
+      content = Optional.of(spool(before.get(), length));
     }
     Version version = new Version(file, content, content.isPresent() ? length : 0, after);
     byFile.computeIfAbsent(file, f -> new ArrayDeque<>()).addLast(version);
@@ -170,14 +172,26 @@ final class EditHistory {
     }
   }
 
-  private Path spoolFile() throws IOException {
+  /**
+   * Writes {@code content[0, length)} to a new spool file, created by the one open that writes it:
+   * ext4 starts writing back, on close, any file that was truncated and rewritten ({@code
+   * auto_da_alloc}), which cost a disk write per edit when the file was created first and then
+   * opened again with {@code O_TRUNC}.
+   */
+  private Path spool(byte[] content, int length) throws IOException {
     if (!Files.isDirectory(spool)) {
       Files.createDirectories(spool);
       Files.setPosixFilePermissions(spool, PosixFilePermissions.fromString("rwx------"));
     }
-    Path file = spool.resolve("version-" + ++sequence);
-    Files.deleteIfExists(file);
-    return Files.createFile(file);
+    while (true) {
+      Path file = spool.resolve("version-" + ++sequence);
+      try (OutputStream out = Files.newOutputStream(file, CREATE_NEW, WRITE)) {
+        out.write(content, 0, length);
+        return file;
+      } catch (FileAlreadyExistsException e) {
+        // Left by an agent that stopped without clearing its spool: the next number is free.
+      }
+    }
   }
 
   /** Removes every spooled version (the agent is stopping). */

@@ -192,8 +192,7 @@ final class DirHandle implements SafeFs.Directory {
   public OpenFile open(String name) throws IOException {
     PosixFileAttributes attributes = regularFile(name);
     FileChannel channel = channel(name, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
-    FileEntry entry = entryOf(name, path.resolve(name), attributes, Optional.empty());
-    return new Opened(entry, channel);
+    return new Opened(name, path.resolve(name), attributes, channel);
   }
 
   @Override
@@ -243,7 +242,39 @@ final class DirHandle implements SafeFs.Directory {
     throw new IOException("this platform's SecureDirectoryStream opens no FileChannel");
   }
 
-  private record Opened(FileEntry entry, FileChannel channel) implements OpenFile {
+  /**
+   * An opened file. Its entry is described when first asked for: the owner and group names cost a
+   * {@code getpwuid}/{@code getgrgid} each (the JDK reads {@code /etc/passwd} and {@code
+   * /etc/group} every time), which a search opening thousands of files or an editor reading one
+   * never needs.
+   */
+  private static final class Opened implements OpenFile {
+    private final String name;
+    private final Path path;
+    private final PosixFileAttributes attributes;
+    private final FileChannel channel;
+    private FileEntry entry;
+
+    Opened(String name, Path path, PosixFileAttributes attributes, FileChannel channel) {
+      this.name = name;
+      this.path = path;
+      this.attributes = attributes;
+      this.channel = channel;
+    }
+
+    @Override
+    public FileEntry entry() {
+      if (entry == null) {
+        entry = entryOf(name, path, attributes, Optional.empty());
+      }
+      return entry;
+    }
+
+    @Override
+    public FileChannel channel() {
+      return channel;
+    }
+
     @Override
     public void close() throws IOException {
       channel.close();

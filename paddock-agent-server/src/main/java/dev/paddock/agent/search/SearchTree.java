@@ -91,17 +91,39 @@ final class SearchTree {
 
   /** The entries of {@code dir} a search sees; an unreadable directory has none. */
   List<Entry> children(Dir dir) {
-    try (SafeFs.Directory opened = fs.directory(dir.path().toString())) {
-      if (!opened.path().equals(dir.path())) {
-        return List.of(); // A link was swapped in on the way: not followed.
-      }
-      return children(dir, opened);
+    Optional<SafeFs.Directory> opened = openDirectory(dir);
+    if (opened.isEmpty()) {
+      return List.of();
+    }
+    try (SafeFs.Directory open = opened.get()) {
+      return children(dir, open);
     } catch (IOException | HttpError e) {
       return List.of();
     }
   }
 
-  private List<Entry> children(Dir dir, SafeFs.Directory opened) throws IOException {
+  /**
+   * {@code dir} opened, if it is reached without following a link; empty when it is gone,
+   * unreadable, or a link was swapped in on the way. The caller closes it.
+   */
+  Optional<SafeFs.Directory> openDirectory(Dir dir) {
+    SafeFs.Directory opened;
+    try {
+      opened = fs.directory(dir.path().toString());
+    } catch (IOException | HttpError e) {
+      return Optional.empty();
+    }
+    if (opened.path().equals(dir.path())) {
+      return Optional.of(opened);
+    }
+    closeQuietly(opened); // A link was swapped in on the way: not followed.
+    return Optional.empty();
+  }
+
+  /**
+   * The entries of {@code dir}, read through {@code opened} (which {@link #openDirectory} gave).
+   */
+  List<Entry> children(Dir dir, SafeFs.Directory opened) throws IOException {
     List<String> names = new ArrayList<>(opened.names());
     names.sort(null);
     List<Entry> entries = new ArrayList<>(names.size());
@@ -142,12 +164,29 @@ final class SearchTree {
     if (opened.entry().path().equals(file)) {
       return Optional.of(opened);
     }
+    closeQuietly(opened);
+    return Optional.empty();
+  }
+
+  /**
+   * The regular file {@code entry} of the directory {@code opened}, opened relative to that
+   * descriptor without following a link (no walk from the root per file); empty when it is gone,
+   * unreadable, or no longer a regular file. The caller closes it.
+   */
+  Optional<SafeFs.OpenFile> open(SafeFs.Directory opened, Entry entry) {
+    try {
+      return Optional.of(opened.open(entry.path().getFileName().toString()));
+    } catch (IOException | HttpError e) {
+      return Optional.empty();
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable opened) {
     try {
       opened.close();
-    } catch (IOException e) {
-      // Nothing was read from it.
+    } catch (Exception e) {
+      // Nothing was read through it.
     }
-    return Optional.empty();
   }
 
   /** The directory {@code entry} as the next one to read. */
