@@ -2,6 +2,7 @@ package dev.paddock.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.agent.core.Signal;
 import org.junit.jupiter.api.Test;
 
 /** Signal names as clients send them, for commands and terminals alike. */

@@ -1,6 +1,6 @@
 package dev.paddock.agent.pty;
 
-import dev.paddock.agent.Signal;
+import dev.paddock.agent.core.Signal;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

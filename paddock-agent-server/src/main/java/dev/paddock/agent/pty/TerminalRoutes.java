@@ -1,6 +1,6 @@
 package dev.paddock.agent.pty;
 
-import dev.paddock.agent.Signal;
+import dev.paddock.agent.core.Signal;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.JsonBody;

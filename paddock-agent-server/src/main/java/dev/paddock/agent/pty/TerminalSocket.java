@@ -1,6 +1,6 @@
 package dev.paddock.agent.pty;
 
-import dev.paddock.agent.Signal;
+import dev.paddock.agent.core.Signal;
 import dev.paddock.http.Json;
 import dev.paddock.http.WebSocket;
 import dev.paddock.http.WebSocketListener;
