@@ -3,6 +3,7 @@ package dev.paddock.agent;
 import com.sun.net.httpserver.HttpServer;
 import dev.paddock.agent.bash.BashRoutes;
 import dev.paddock.agent.bash.BashService;
+import dev.paddock.agent.core.AgentConfig;
 import dev.paddock.agent.edit.EditRoutes;
 import dev.paddock.agent.files.FileRoutes;
 import dev.paddock.agent.files.SafeFs;

@@ -1,5 +1,7 @@
 package dev.paddock.agent;
 
+import dev.paddock.agent.core.AgentConfig;
+import dev.paddock.agent.core.KeyRing;
 import dev.paddock.agent.user.CommandUserException;
 import dev.paddock.agent.user.RunAs;
 import dev.paddock.backend.kit.protocol.AgentSecrets;

@@ -2,6 +2,8 @@ package dev.paddock.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.agent.core.AgentConfig;
+import dev.paddock.agent.core.KeyRing;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

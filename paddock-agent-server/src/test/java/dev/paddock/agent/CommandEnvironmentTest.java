@@ -2,6 +2,7 @@ package dev.paddock.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.agent.core.KeyRing;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

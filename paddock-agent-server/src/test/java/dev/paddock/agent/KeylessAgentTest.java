@@ -2,6 +2,7 @@ package dev.paddock.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.agent.core.KeyRing;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;

@@ -186,6 +186,8 @@ class StdinAndSignalsTest {
     String id = bash.start("command", "sleep 1000", "timeout", 10);
     assertThat(signal(id, "BOGUS").statusCode()).isEqualTo(422);
     assertThat(signal(id, "").statusCode()).isEqualTo(422);
+    assertThat(signal(id, "SIGKILL ").statusCode()).isEqualTo(422);
+    assertThat(signal(id, "KILL\u0000").statusCode()).isEqualTo(422);
     signal(id, "KILL");
     bash.await(id, Duration.ofSeconds(5));
   }

@@ -23,6 +23,7 @@ import dev.paddock.controlplane.SandboxLimits;
 import dev.paddock.server.ApiServer;
 import dev.paddock.server.ApiServerConfig;
 import dev.paddock.server.Metrics;
+import dev.paddock.store.DataDirectory;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
 import java.io.IOException;
@@ -83,7 +84,7 @@ final class ServerCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     Map<String, String> given = flags.values(spec);
     Path data = SettingsCatalog.dataDir(environment, given);
-    Files.createDirectories(data);
+    DataDirectory.create(data);
     Settings typed = catalog.load(data, environment, given);
     Map<String, String> settings = handedOn(typed, data);
     PaddockLogging.configure(settings);

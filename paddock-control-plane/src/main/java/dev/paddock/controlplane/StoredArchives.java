@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * who sees it, so this works after the sandbox is gone. Thread-safe.
  */
 final class StoredArchives implements WorkspaceArchives {
-  private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]*");
+  private static final Pattern SEGMENT = WorkspaceArchiver.SEGMENT;
 
   private final Optional<ArchiveStore> store;
   private final String prefix;

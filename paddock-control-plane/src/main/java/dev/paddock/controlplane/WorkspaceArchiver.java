@@ -38,7 +38,13 @@ import org.slf4j.LoggerFactory;
 final class WorkspaceArchiver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WorkspaceArchiver.class);
   static final String MANIFEST_SUFFIX = ".manifest.json";
-  private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
+
+  /**
+   * One segment of an archive name, as written and as read back: bounded so that no name reaches
+   * the file system's limits (a longer one would fail there and look like a store outage).
+   */
+  static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
+
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmssSSS'Z'").withZone(ZoneOffset.UTC);
   private static final int BUFFER_BYTES = 64 * 1024;

@@ -1,8 +1,8 @@
 package dev.paddock.controlplane;
 
-import dev.paddock.agent.AgentConfig;
 import dev.paddock.agent.AgentServer;
-import dev.paddock.agent.KeyRing;
+import dev.paddock.agent.core.AgentConfig;
+import dev.paddock.agent.core.KeyRing;
 import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.ListedRuntime;

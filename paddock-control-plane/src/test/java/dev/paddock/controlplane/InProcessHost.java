@@ -1,7 +1,7 @@
 package dev.paddock.controlplane;
 
-import dev.paddock.agent.AgentConfig;
 import dev.paddock.agent.AgentServer;
+import dev.paddock.agent.core.AgentConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

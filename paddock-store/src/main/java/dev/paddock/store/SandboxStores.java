@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Objects;
@@ -48,12 +47,15 @@ public final class SandboxStores {
    * dataDir}.
    */
   public static SandboxStore openEmbedded(Path dataDir) {
+    Path file = dataDir.resolve(EMBEDDED_FILE).toAbsolutePath();
     try {
-      Files.createDirectories(dataDir);
+      DataDirectory.create(dataDir);
+      // SQLite gives its -wal and -shm files the database file's mode: private from the start.
+      DataDirectory.createPrivateFile(file);
     } catch (IOException e) {
       throw new UncheckedIOException("Could not create the data directory " + dataDir, e);
     }
-    return open("jdbc:sqlite:" + dataDir.resolve(EMBEDDED_FILE).toAbsolutePath(), "", "");
+    return open("jdbc:sqlite:" + file, "", "");
   }
 
   private static HikariDataSource pool(

@@ -2,7 +2,7 @@ package dev.paddock.agent.bash;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import dev.paddock.agent.AgentConfig;
+import dev.paddock.agent.core.AgentConfig;
 import dev.paddock.agent.user.CommandUser;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,12 +1,12 @@
 package dev.paddock.agent.bash;
 
+import dev.paddock.agent.core.Signal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -139,26 +139,9 @@ final class ProcessTree {
     }
   }
 
-  /** Normalises a signal name ("int", "SIGINT", "2") to what kill(1) takes, or empty if unknown. */
+  /** The kill(1) name of the signal {@code name} means, or empty if it is not one clients send. */
   static Optional<String> normaliseSignal(String name) {
-    String upper = name.trim().toUpperCase(Locale.ROOT);
-    if (upper.startsWith("SIG")) {
-      upper = upper.substring(3);
-    }
-    return switch (upper) {
-      case "HUP", "1" -> Optional.of("HUP");
-      case "INT", "2" -> Optional.of("INT");
-      case "QUIT", "3" -> Optional.of("QUIT");
-      case "KILL", "9" -> Optional.of("KILL");
-      case "USR1", "10" -> Optional.of("USR1");
-      case "USR2", "12" -> Optional.of("USR2");
-      case "TERM", "15" -> Optional.of("TERM");
-      case "CONT", "18" -> Optional.of("CONT");
-      case "STOP", "19" -> Optional.of("STOP");
-      case "TSTP", "20" -> Optional.of("TSTP");
-      case "WINCH", "28" -> Optional.of("WINCH");
-      default -> Optional.empty();
-    };
+    return Signal.parse(name).map(Signal::name);
   }
 
   /**

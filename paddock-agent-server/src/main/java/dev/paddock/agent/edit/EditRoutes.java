@@ -1,6 +1,6 @@
 package dev.paddock.agent.edit;
 
-import dev.paddock.agent.AgentConfig;
+import dev.paddock.agent.core.AgentConfig;
 import dev.paddock.agent.files.SafeFs;
 import dev.paddock.agent.files.SafeFs.Placement;
 import dev.paddock.agent.user.CommandUser;

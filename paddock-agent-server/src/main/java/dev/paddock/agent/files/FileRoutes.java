@@ -1,6 +1,6 @@
 package dev.paddock.agent.files;
 
-import dev.paddock.agent.AgentConfig;
+import dev.paddock.agent.core.AgentConfig;
 import dev.paddock.agent.files.SafeFs.FileEntry;
 import dev.paddock.agent.files.SafeFs.OpenFile;
 import dev.paddock.agent.git.GitArchive;

@@ -1,7 +1,7 @@
 package dev.paddock.agent.git;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.paddock.agent.AgentConfig;
+import dev.paddock.agent.core.AgentConfig;
 import dev.paddock.agent.user.CommandUser;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;

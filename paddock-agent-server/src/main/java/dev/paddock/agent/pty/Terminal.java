@@ -1,5 +1,6 @@
 package dev.paddock.agent.pty;
 
+import dev.paddock.agent.core.Signal;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -181,14 +182,14 @@ final class Terminal {
     if (left.isEmpty()) {
       return;
     }
-    left.forEach(pid -> system.kill(pid, Signals.HUP));
+    left.forEach(pid -> system.kill(pid, Signal.HUP.number()));
     left.forEach(pid -> system.kill(pid, 18));
     long deadline = System.nanoTime() + killGrace.toNanos();
     while (!(left = SessionMembers.of(session)).isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(10);
     }
     for (int pass = 0; pass < 50 && !left.isEmpty(); pass++) {
-      left.forEach(pid -> system.kill(pid, Signals.KILL));
+      left.forEach(pid -> system.kill(pid, Signal.KILL.number()));
       Thread.sleep(10);
       left = SessionMembers.of(session);
     }
@@ -258,14 +259,14 @@ final class Terminal {
   /** Starts a hangup of the whole session: SIGHUP and SIGCONT to every member. */
   void hangUp() {
     if (running()) {
-      SessionMembers.of(process.pid()).forEach(pid -> system.kill(pid, Signals.HUP));
+      SessionMembers.of(process.pid()).forEach(pid -> system.kill(pid, Signal.HUP.number()));
       SessionMembers.of(process.pid()).forEach(pid -> system.kill(pid, 18));
     }
   }
 
   /** SIGKILL to every member of the session. */
   void killSession() {
-    SessionMembers.of(process.pid()).forEach(pid -> system.kill(pid, Signals.KILL));
+    SessionMembers.of(process.pid()).forEach(pid -> system.kill(pid, Signal.KILL.number()));
   }
 
   /** Waits up to {@code timeout} for the terminal to end; true when it has. */

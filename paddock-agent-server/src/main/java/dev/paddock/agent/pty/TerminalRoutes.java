@@ -1,5 +1,6 @@
 package dev.paddock.agent.pty;
 
+import dev.paddock.agent.core.Signal;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.JsonBody;
@@ -115,11 +116,11 @@ public final class TerminalRoutes {
   }
 
   static int signalNumber(String name) {
-    return Signals.number(name)
+    return Signal.parse(name)
+        .map(Signal::number)
         .orElseThrow(
             () ->
-                HttpError.unprocessable(
-                    "unknown signal '" + name + "'; one of " + Signals.names()));
+                HttpError.unprocessable("unknown signal '" + name + "'; one of " + Signal.names()));
   }
 
   /** The raw request body is typed into the terminal (bounded by the JSON body limit). */

@@ -1,5 +1,6 @@
 package dev.paddock.agent.pty;
 
+import dev.paddock.agent.core.Signal;
 import dev.paddock.http.Json;
 import dev.paddock.http.WebSocket;
 import dev.paddock.http.WebSocketListener;
@@ -135,9 +136,11 @@ final class TerminalSocket implements WebSocketListener {
 
   private void signal(WebSocket socket, Map<String, Object> message) {
     Optional<Integer> number =
-        message.get("signal") instanceof String name ? Signals.number(name) : Optional.empty();
+        message.get("signal") instanceof String name
+            ? Signal.parse(name).map(Signal::number)
+            : Optional.empty();
     if (number.isEmpty()) {
-      error(socket, "a signal message needs 'signal', one of " + Signals.names());
+      error(socket, "a signal message needs 'signal', one of " + Signal.names());
       return;
     }
     terminal.signal(number.get());

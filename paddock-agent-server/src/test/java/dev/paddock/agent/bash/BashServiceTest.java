@@ -3,7 +3,7 @@ package dev.paddock.agent.bash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import dev.paddock.agent.AgentConfig;
+import dev.paddock.agent.core.AgentConfig;
 import dev.paddock.agent.user.CommandUser;
 import dev.paddock.http.Json;
 import java.io.ByteArrayOutputStream;

@@ -2,9 +2,9 @@ package dev.paddock.agent.plugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.paddock.agent.AgentConfig;
 import dev.paddock.agent.AgentFixture;
 import dev.paddock.agent.AgentServer;
+import dev.paddock.agent.core.AgentConfig;
 import dev.paddock.agent.user.RunAs;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;

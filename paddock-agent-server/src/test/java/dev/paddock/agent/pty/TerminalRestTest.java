@@ -3,7 +3,7 @@ package dev.paddock.agent.pty;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.agent.AgentFixture;
-import dev.paddock.agent.KeyRing;
+import dev.paddock.agent.core.KeyRing;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;

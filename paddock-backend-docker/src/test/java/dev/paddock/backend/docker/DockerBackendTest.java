@@ -290,12 +290,13 @@ class DockerBackendTest {
         Files.createSymbolicLink(root.resolve("bin").resolve(tool), Path.of("busybox"));
       }
       Sandboxes.importImage(engine, root, image);
-      RuntimeStartException failure =
-          org.junit.jupiter.api.Assertions.assertThrows(
+      assertThatThrownBy(() -> sandboxes.start("sb-static", SandboxSpec.builder(image).build()))
+          .isInstanceOfSatisfying(
               RuntimeStartException.class,
-              () -> sandboxes.start("sb-static", SandboxSpec.builder(image).build()));
-      assertThat(failure.failure().kind()).isEqualTo(Kind.IMAGE_UNSUITABLE);
-      assertThat(failure.failure().rawDetail()).contains("no glibc");
+              failure -> {
+                assertThat(failure.failure().kind()).isEqualTo(Kind.IMAGE_UNSUITABLE);
+                assertThat(failure.failure().rawDetail()).contains("no glibc");
+              });
     } finally {
       engine.delete("/images/" + image + "?force=1");
       DockerTestEngine.deleteTree(root);
@@ -304,19 +305,21 @@ class DockerBackendTest {
 
   @Test
   void anAgentThatExitsIsExitedWithItsCode() {
-    RuntimeStartException failure =
-        org.junit.jupiter.api.Assertions.assertThrows(
-            RuntimeStartException.class,
+    assertThatThrownBy(
             () ->
                 sandboxes.start(
                     "sb-exit",
                     SandboxSpec.builder(DockerTestEngine.IMAGE)
                         .command(List.of("--no-such-option"))
-                        .build()));
-    assertThat(failure.failure().kind()).isEqualTo(Kind.EXITED);
-    assertThat(failure.failure().rawDetail())
-        .contains("exited with code 2")
-        .contains("unknown option --no-such-option");
+                        .build()))
+        .isInstanceOfSatisfying(
+            RuntimeStartException.class,
+            failure -> {
+              assertThat(failure.failure().kind()).isEqualTo(Kind.EXITED);
+              assertThat(failure.failure().rawDetail())
+                  .contains("exited with code 2")
+                  .contains("unknown option --no-such-option");
+            });
   }
 
   @Test

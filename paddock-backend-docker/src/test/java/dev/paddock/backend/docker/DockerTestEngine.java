@@ -1,7 +1,7 @@
 package dev.paddock.backend.docker;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.paddock.api.spi.SandboxBackend;

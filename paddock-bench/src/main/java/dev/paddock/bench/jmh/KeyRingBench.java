@@ -1,6 +1,6 @@
 package dev.paddock.bench.jmh;
 
-import dev.paddock.agent.KeyRing;
+import dev.paddock.agent.core.KeyRing;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

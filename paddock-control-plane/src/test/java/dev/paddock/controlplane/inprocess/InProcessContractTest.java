@@ -13,13 +13,18 @@ import dev.paddock.api.StartRequest;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.SandboxBackend;
-import dev.paddock.controlplane.InMemorySandboxStore;
 import dev.paddock.controlplane.InProcessBackend;
 import dev.paddock.controlplane.InProcessHost;
 import dev.paddock.controlplane.ReconcileReport;
 import dev.paddock.controlplane.SandboxServiceContract;
 import dev.paddock.store.SandboxStore;
+import dev.paddock.store.SandboxStores;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,12 +36,17 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract suite against the test stand-ins (real agent-servers in this JVM, an in-memory
- * store), plus what only these stand-ins can provoke: a teardown that fails, a start held open.
- * Lives outside the control plane's package, as every backend's subclass will.
+ * The contract suite against the test stand-ins (real agent-servers in this JVM) and the real
+ * embedded SQLite store, plus what only these stand-ins can provoke: a teardown that fails, a start
+ * held open. Lives outside the control plane's package, as every backend's subclass will.
  */
 class InProcessContractTest extends SandboxServiceContract {
   private final InProcessHost host = new InProcessHost();
+  private final Path dataDir;
+
+  InProcessContractTest() throws IOException {
+    dataDir = Files.createTempDirectory("paddock-inprocess-contract-");
+  }
 
   @Override
   protected SandboxBackend newBackend() {
@@ -45,7 +55,7 @@ class InProcessContractTest extends SandboxServiceContract {
 
   @Override
   protected SandboxStore newStore() {
-    return new InMemorySandboxStore();
+    return SandboxStores.openEmbedded(dataDir);
   }
 
   @Override
@@ -137,6 +147,17 @@ class InProcessContractTest extends SandboxServiceContract {
                       .isEmpty());
     } finally {
       host.close();
+      deleteTree(dataDir);
+    }
+  }
+
+  private static void deleteTree(Path dir) {
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

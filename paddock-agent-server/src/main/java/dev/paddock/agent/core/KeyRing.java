@@ -1,4 +1,4 @@
-package dev.paddock.agent;
+package dev.paddock.agent.core;
 
 import java.security.MessageDigest;
 import java.util.ArrayList;

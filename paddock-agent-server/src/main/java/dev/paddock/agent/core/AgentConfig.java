@@ -1,4 +1,4 @@
-package dev.paddock.agent;
+package dev.paddock.agent.core;
 
 import dev.paddock.agent.user.RunAs;
 import java.nio.file.Path;
@@ -13,7 +13,7 @@ import java.util.Optional;
  * loopback-only) server.
  *
  * @param host address to bind; loopback ({@code 127.0.0.1}) unless set, with keys or without
- * @param port TCP port; 0 picks a free one (see {@link AgentServer#port()})
+ * @param port TCP port; 0 picks a free one (see {@link dev.paddock.agent.AgentServer#port()})
  * @param workspace default working directory of commands
  * @param fileRoots absolute directories file routes may touch; paths resolving outside are 403
  * @param eventsDir where command output is spooled; created if missing
