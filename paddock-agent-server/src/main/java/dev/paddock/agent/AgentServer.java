@@ -15,6 +15,7 @@ import dev.paddock.agent.search.SearchRoutes;
 import dev.paddock.agent.user.CommandUser;
 import dev.paddock.agent.user.CommandUserException;
 import dev.paddock.agent.watch.WatchRoutes;
+import dev.paddock.backend.kit.protocol.AgentProtocol;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.HttpServerConfig;
@@ -41,13 +42,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class AgentServer implements AutoCloseable {
   /** Header carrying a session key on every {@code /api} request. */
-  public static final String SESSION_KEY_HEADER = "X-Session-API-Key";
+  public static final String SESSION_KEY_HEADER = AgentProtocol.SESSION_KEY_HEADER;
 
   /** Header carrying the admin secret on the admin routes. */
-  public static final String ADMIN_KEY_HEADER = "X-Paddock-Admin-Key";
+  public static final String ADMIN_KEY_HEADER = AgentProtocol.ADMIN_KEY_HEADER;
 
   /** An {@code /api} route the admin key also opens (see {@link #isAdminRead}). */
-  public static final String ARCHIVE_ROUTE = "/api/file/archive";
+  public static final String ARCHIVE_ROUTE = AgentProtocol.ARCHIVE;
 
   /** The other {@code /api} route the admin key opens: the read-only environment probe. */
   public static final String ENVIRONMENT_ROUTE = EnvironmentProbe.ROUTE;
@@ -195,12 +196,12 @@ public final class AgentServer implements AutoCloseable {
             .onActivity(this::touch)
             .build();
     router
-        .add("GET", "/alive", call -> call.sendJson(200, Map.of("status", "ok")))
+        .add("GET", AgentProtocol.ALIVE, call -> call.sendJson(200, Map.of("status", "ok")))
         .add("GET", "/openapi.json", AgentServer::openApi)
         .add("GET", "/health", call -> call.sendJson(200, Map.of("status", "ok")))
         .add("GET", "/ready", this::readiness)
-        .add("GET", "/server_info", this::serverInfo)
-        .add("PUT", "/admin/session-keys", this::rotateKeys)
+        .add("GET", AgentProtocol.SERVER_INFO, this::serverInfo)
+        .add("PUT", AgentProtocol.SESSION_KEYS, this::rotateKeys)
         .add("GET", EnvironmentProbe.ROUTE, new EnvironmentProbe(config.workspace())::handle);
     BashRoutes.register(router, bash, config.defaultTimeout().toSeconds());
     BashRoutes.registerSockets(
@@ -307,9 +308,9 @@ public final class AgentServer implements AutoCloseable {
     if (!call.header(ADMIN_KEY_HEADER).map(config.adminKeys()::accepts).orElse(false)) {
       throw new HttpError(401, "missing or invalid " + ADMIN_KEY_HEADER);
     }
-    JsonBody body = call.jsonBody(Set.of("session_api_key_sha256"));
+    JsonBody body = call.jsonBody(Set.of(AgentProtocol.SESSION_KEYS_FIELD));
     List<String> digests =
-        body.optionalStringList("session_api_key_sha256")
+        body.optionalStringList(AgentProtocol.SESSION_KEYS_FIELD)
             .orElseThrow(
                 () -> HttpError.unprocessable("field 'session_api_key_sha256' is required"));
     try {

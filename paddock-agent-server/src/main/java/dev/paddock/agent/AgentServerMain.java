@@ -2,10 +2,10 @@ package dev.paddock.agent;
 
 import dev.paddock.agent.user.CommandUserException;
 import dev.paddock.agent.user.RunAs;
-import java.io.BufferedReader;
+import dev.paddock.backend.kit.protocol.AgentSecrets;
+import dev.paddock.backend.kit.protocol.ReadyLine;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +18,8 @@ import java.util.concurrent.CountDownLatch;
  *
  * <pre>
  * paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR] [--file-root DIR]...
- *               [--timeout SECONDS] [--secrets-stdin] [--ready-file FILE] [--no-fork-server]
+ *               [--timeout SECONDS] [--secrets-stdin | --secrets-file FILE] [--ready-file FILE]
+ *               [--no-fork-server]
  *               [--run-as UID:GID] [--home DIR] [--sandbox-id ID] [--plugin-path DIR]
  * </pre>
  *
@@ -37,8 +38,12 @@ import java.util.concurrent.CountDownLatch;
  * <p>Keys come from {@code OH_SESSION_API_KEYS_0..n} or {@code SESSION_API_KEY} (OpenHands' names),
  * the admin secret from {@code PADDOCK_AGENT_ADMIN_KEY}. With {@code --secrets-stdin} they are read
  * from standard input instead ({@code session_api_key=}, {@code session_api_key_sha256=}, {@code
- * admin_key=}, {@code admin_key_sha256=} lines), so they never appear in this process's
- * environment; the {@code ./paddock} launcher does that for you.
+ * admin_key=}, {@code admin_key_sha256=} lines, see {@link AgentSecrets}), so they never appear in
+ * this process's environment; the {@code ./paddock} launcher does that for you. {@code
+ * --secrets-file FILE} reads the same lines from a file a backend mounted (a Kubernetes Secret, a
+ * file written before the agent starts): read once at start, then deleted, or left in place when it
+ * cannot be deleted because it is on a read-only mount. Either way, an empty secrets input is an
+ * error (exit 2): the agent never serves an open API because its keys went missing.
  */
 public final class AgentServerMain {
   private AgentServerMain() {}
@@ -46,6 +51,7 @@ public final class AgentServerMain {
   public static void main(String[] args) throws Exception {
     AgentConfig.Builder builder = AgentConfig.builder();
     boolean secretsFromStdin = false;
+    Path secretsFile = null;
     Path readyFile = null;
     List<Path> roots = new ArrayList<>();
     // The backends put the id in the agent's environment; an option says it explicitly.
@@ -61,6 +67,7 @@ public final class AgentServerMain {
         case "--timeout" ->
             builder.defaultTimeout(Duration.ofSeconds(Long.parseLong(value(args, ++i, arg))));
         case "--secrets-stdin" -> secretsFromStdin = true;
+        case "--secrets-file" -> secretsFile = Path.of(value(args, ++i, arg));
         case "--ready-file" -> readyFile = Path.of(value(args, ++i, arg));
         case "--no-fork-server" -> builder.forkServer(false);
         case "--run-as" -> builder.runAs(runAs(value(args, ++i, arg)));
@@ -70,7 +77,8 @@ public final class AgentServerMain {
         case "-h", "--help" -> {
           System.out.println(
               "usage: paddock agent [--port N] [--host H] [--workspace DIR] [--events-dir DIR]"
-                  + " [--file-root DIR]... [--timeout SECONDS] [--secrets-stdin]"
+                  + " [--file-root DIR]... [--timeout SECONDS] [--secrets-stdin | --secrets-file"
+                  + " FILE]"
                   + " [--ready-file FILE] [--no-fork-server] [--run-as UID:GID] [--home DIR]"
                   + " [--sandbox-id ID] [--plugin-path DIR]");
           return;
@@ -85,15 +93,15 @@ public final class AgentServerMain {
       builder.fileRoots(roots);
     }
     builder.sandboxId(sandboxId);
-    Secrets secrets =
-        secretsFromStdin ? Secrets.read(System.in) : Secrets.fromEnvironment(System.getenv());
-    if (secretsFromStdin && secrets.sessionKeys().isEmpty() && secrets.adminKeys().isEmpty()) {
-      // Whoever started us meant to give keys and died first (or sent none): never serve an open
-      // API in that case.
-      System.err.println(
-          "paddock agent: --secrets-stdin given but no key arrived on standard input");
-      System.exit(2);
+    if (secretsFromStdin && secretsFile != null) {
+      exit("give --secrets-stdin or --secrets-file, not both");
     }
+    Secrets secrets =
+        secretsFromStdin
+            ? Secrets.of(readSecrets("standard input", System.in))
+            : secretsFile != null
+                ? Secrets.of(SecretsFile.consume(secretsFile))
+                : Secrets.fromEnvironment(System.getenv());
     builder.sessionKeys(secrets.sessionKeys()).adminKeys(secrets.adminKeys());
     AgentServer server;
     try {
@@ -115,18 +123,30 @@ public final class AgentServerMain {
       writeReadyFile(readyFile, server.port());
     }
     System.out.println(
-        "paddock agent-server listening on http://"
-            + server.config().host()
-            + ":"
-            + server.port()
-            + " (workspace "
-            + server.config().workspace()
-            + (isLoopback(server.config().host())
-                ? "; loopback only, --host 0.0.0.0 to accept other machines"
-                : "")
-            + ")");
+        new ReadyLine(server.config().host(), server.port())
+            .format(
+                "workspace "
+                    + server.config().workspace()
+                    + (isLoopback(server.config().host())
+                        ? "; loopback only, --host 0.0.0.0 to accept other machines"
+                        : "")));
     System.out.flush();
     stopped.await();
+  }
+
+  private static AgentSecrets readSecrets(String from, InputStream in) throws IOException {
+    try {
+      return AgentSecrets.read(in);
+    } catch (IllegalArgumentException e) {
+      exit(e.getMessage() + " on " + from);
+      throw e;
+    }
+  }
+
+  /** Prints {@code paddock agent: <message>} and exits with code 2 (bad invocation). */
+  static void exit(String message) {
+    System.err.println("paddock agent: " + message);
+    System.exit(2);
   }
 
   private static boolean isLoopback(String host) {
@@ -181,31 +201,15 @@ public final class AgentServerMain {
       return new Secrets(KeyRing.ofKeys(keys), KeyRing.ofKeys(admin));
     }
 
-    static Secrets read(java.io.InputStream in) throws IOException {
-      List<String> keyDigests = new ArrayList<>();
-      List<String> adminDigests = new ArrayList<>();
-      BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-      String line;
-      while ((line = reader.readLine()) != null) {
-        int eq = line.indexOf('=');
-        if (line.isBlank() || eq < 0) {
-          continue;
-        }
-        String name = line.substring(0, eq).trim();
-        String value = line.substring(eq + 1).trim();
-        if (value.isEmpty()) {
-          continue;
-        }
-        switch (name) {
-          case "session_api_key" -> keyDigests.add(KeyRing.sha256Hex(value));
-          case "session_api_key_sha256" -> keyDigests.add(value);
-          case "admin_key" -> adminDigests.add(KeyRing.sha256Hex(value));
-          case "admin_key_sha256" -> adminDigests.add(value);
-          default ->
-              throw new IllegalArgumentException("unknown secret '" + name + "' on standard input");
-        }
+    static Secrets of(AgentSecrets secrets) {
+      if (secrets.isEmpty()) {
+        // Whoever started us meant to give keys and died first (or sent none): never serve an
+        // open API in that case.
+        exit("secrets were to be given but none arrived");
       }
-      return new Secrets(KeyRing.ofDigests(keyDigests), KeyRing.ofDigests(adminDigests));
+      return new Secrets(
+          KeyRing.ofDigests(secrets.sessionKeyDigests()),
+          KeyRing.ofDigests(secrets.adminKeyDigests()));
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.bench;
 
+import dev.paddock.backend.kit.protocol.ReadyLine;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -12,12 +13,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * An agent-server started as a separate process, the way production starts it: the running JDK's
@@ -31,8 +31,6 @@ import java.util.regex.Pattern;
  * they go even when the bench dies half-way; closing twice is harmless.
  */
 final class AgentProcess implements AutoCloseable {
-  private static final Pattern LISTENING =
-      Pattern.compile("paddock agent-server listening on http://[^:]+:(\\d+)");
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
   private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -115,9 +113,9 @@ final class AgentProcess implements AutoCloseable {
   private static void drain(BufferedReader out, CompletableFuture<Integer> port) {
     try (out) {
       for (String line = out.readLine(); line != null; line = out.readLine()) {
-        Matcher m = LISTENING.matcher(line);
-        if (!port.isDone() && m.find()) {
-          port.complete(Integer.parseInt(m.group(1)));
+        Optional<ReadyLine> ready = ReadyLine.parse(line);
+        if (!port.isDone() && ready.isPresent()) {
+          port.complete(ready.get().port());
         }
       }
       port.completeExceptionally(new IOException("stdout closed before the listening line"));

@@ -242,7 +242,7 @@ final class ServerCommand implements Callable<Integer> {
 
                   @Override
                   public void startFailed(String sandboxId, RuntimeFailure.Kind kind) {
-                    metrics.startFailed(kind.name());
+                    metrics.startFailed(kind.id());
                   }
                 });
     settings.find(ControlPlaneSettings.MAX_SANDBOXES).ifPresent(config::maxSandboxes);

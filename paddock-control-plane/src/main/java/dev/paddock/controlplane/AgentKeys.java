@@ -1,7 +1,9 @@
 package dev.paddock.controlplane;
 
 import dev.paddock.api.KeyDigest;
+import dev.paddock.api.spi.AgentCallException;
 import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.api.spi.SandboxAgent;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -16,13 +18,11 @@ final class AgentKeys {
   private static final Logger LOG = LoggerFactory.getLogger(AgentKeys.class);
 
   private final SessionKeys keys;
-  private final AgentAdminClient agents;
-  private final SandboxViews views;
+  private final SandboxAgents agents;
 
-  AgentKeys(SessionKeys keys, AgentAdminClient agents, SandboxViews views) {
+  AgentKeys(SessionKeys keys, SandboxAgents agents) {
     this.keys = keys;
     this.agents = agents;
-    this.views = views;
   }
 
   long firstGeneration() {
@@ -42,22 +42,30 @@ final class AgentKeys {
     return KeyDigest.sha256Hex(keys.adminKey(sandboxId));
   }
 
+  /** The agent of a RUNNING runtime (through the backend's seam); empty when not answering. */
+  Optional<SandboxAgent> agent(RuntimeHandle handle) {
+    return agents.of(handle);
+  }
+
   /**
-   * Makes the agent at {@code url} accept exactly the keys with these digests.
+   * Makes the runtime's agent accept exactly the keys with these digests.
    *
-   * @throws AgentAdminClient.AgentRotationException when it cannot be reached or refuses
+   * @throws AgentCallException when it cannot be reached or refuses
+   * @throws IllegalStateException when the runtime exposes no agent
    */
-  void rotate(String sandboxId, String url, List<String> digests) {
-    agents.rotate(url, keys.adminKey(sandboxId), digests);
+  void rotate(RuntimeHandle handle, List<String> digests) {
+    agent(handle)
+        .orElseThrow(() -> new IllegalStateException("the runtime exposes no agent URL"))
+        .replaceSessionKeys(digests);
   }
 
   /** Best effort: a frozen or dead agent cannot answer, and the store revocation holds anyway. */
   void revokeAtAgent(RuntimeHandle handle) {
     String id = handle.sandboxId();
     try {
-      Optional<String> url = views.agentUrl(handle);
-      if (url.isPresent()) {
-        rotate(id, url.get(), List.of());
+      Optional<SandboxAgent> agent = agent(handle);
+      if (agent.isPresent()) {
+        agent.get().replaceSessionKeys(List.of());
       } else {
         LOG.debug("sandbox {}: agent not answering, key revoked in the store only", id);
       }

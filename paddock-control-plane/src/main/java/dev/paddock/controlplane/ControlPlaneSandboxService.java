@@ -14,6 +14,7 @@ import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.StartRequest;
 import dev.paddock.api.WorkspaceArchives;
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.backend.kit.protocol.HttpAgents;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
 import java.time.Duration;
@@ -48,7 +49,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
 
   private final SandboxStore store;
   private final ControlPlaneConfig config;
-  private final AgentAdminClient agents;
+  private final HttpAgents agents;
   private final SandboxLifecycle lifecycle;
   private final SandboxViews views;
   private final Reconciler reconciler;
@@ -65,23 +66,20 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
     this.store = store;
     this.log = new LifecycleLog(store, given.events());
     this.config = given.withEvents(log);
-    this.agents = new AgentAdminClient(config.agentAdminTimeout());
+    this.agents = HttpAgents.create(config.agentAdminTimeout());
     SandboxPermits permits = new SandboxPermits();
     this.archiver =
         config.archives().enabled()
             ? Optional.of(
                 new WorkspaceArchiver(
-                    config.archives(),
-                    config.archiveStore().orElseThrow(),
-                    config.clock(),
-                    config.agentAdminTimeout()))
+                    config.archives(), config.archiveStore().orElseThrow(), config.clock()))
             : Optional.empty();
     this.archives = new StoredArchives(config.archiveStore(), config.archives().prefix());
     this.lifecycle = new SandboxLifecycle(store, backend, specs, config, agents, permits, archiver);
     this.views = lifecycle.views();
     this.reconciler =
         new Reconciler(store, backend, config, permits, lifecycle.records(), lifecycle.views());
-    this.lifetimes = new Lifetimes(store, config, views, agents, lifecycle);
+    this.lifetimes = new Lifetimes(store, config, lifecycle);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.paddock.controlplane;
 
 import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.api.spi.SandboxAgent;
 import dev.paddock.store.SandboxRecord;
 import java.time.Duration;
 import java.util.List;
@@ -43,8 +44,8 @@ final class InitialSnapshots {
   private void capture(String id, RuntimeHandle handle) {
     try {
       Optional<SandboxRecord> record = context.store().find(id);
-      Optional<String> url = context.views().agentUrl(handle);
-      if (record.isEmpty() || url.isEmpty()) {
+      Optional<SandboxAgent> agent = context.keys().agent(handle);
+      if (record.isEmpty() || agent.isEmpty()) {
         LOG.info("sandbox {}: gone or not answering before its initial snapshot", id);
         return;
       }
@@ -52,11 +53,7 @@ final class InitialSnapshots {
           .orElseThrow()
           .capture(
               new WorkspaceArchiver.Source(
-                  id,
-                  record.get().ownerUserId(),
-                  Optional.empty(),
-                  url.get(),
-                  context.keys().adminKey(id)),
+                  id, record.get().ownerUserId(), Optional.empty(), agent.get()),
               WorkspaceArchiver.Phase.INITIAL,
               context.config().archives().initialDeadline());
     } catch (RuntimeException e) {

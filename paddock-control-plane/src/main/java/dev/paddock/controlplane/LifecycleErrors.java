@@ -36,8 +36,7 @@ final class LifecycleErrors {
           id,
           r ->
               r.withSessionKeyHash(none())
-                  .withStatus(
-                      SandboxStatus.ERROR, Optional.of(StartFailures.detail(failure.kind(), id))));
+                  .withStatus(SandboxStatus.ERROR, Optional.of(StartFailures.detail(failure, id))));
     } catch (RuntimeException e) {
       // The next reconcile marks it failed (STARTING without a runtime, past the start timeout).
       LOG.error("cannot record the start failure of sandbox {}", id, e);

@@ -98,7 +98,7 @@ final class LifecycleLog implements SandboxEvents {
   public void startFailed(String sandboxId, RuntimeFailure.Kind kind) {
     try {
       background("failed", sandboxId, -1)
-          .addKeyValue("error", kind.name())
+          .addKeyValue("error", kind.id())
           .log("start {}: failed ({})", sandboxId, kind);
     } finally {
       next.startFailed(sandboxId, kind);

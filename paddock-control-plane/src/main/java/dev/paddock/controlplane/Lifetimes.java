@@ -2,6 +2,7 @@ package dev.paddock.controlplane;
 
 import dev.paddock.api.LifetimeAction;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.SandboxAgent;
 import dev.paddock.store.ConflictException;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
@@ -32,20 +33,11 @@ final class Lifetimes {
 
   private final SandboxStore store;
   private final ControlPlaneConfig config;
-  private final SandboxViews views;
-  private final AgentAdminClient agents;
   private final SandboxLifecycle lifecycle;
 
-  Lifetimes(
-      SandboxStore store,
-      ControlPlaneConfig config,
-      SandboxViews views,
-      AgentAdminClient agents,
-      SandboxLifecycle lifecycle) {
+  Lifetimes(SandboxStore store, ControlPlaneConfig config, SandboxLifecycle lifecycle) {
     this.store = store;
     this.config = config;
-    this.views = views;
-    this.agents = agents;
     this.lifecycle = lifecycle;
   }
 
@@ -86,8 +78,8 @@ final class Lifetimes {
     Optional<Instant> reported =
         record
             .runtime()
-            .flatMap(views::agentUrl)
-            .flatMap(agents::idleTime)
+            .flatMap(lifecycle.keys()::agent)
+            .flatMap(SandboxAgent::idleTime)
             .map(idle -> now.minus(idle));
     if (reported.isEmpty() || !reported.get().isAfter(stored.plusSeconds(1))) {
       return stored;

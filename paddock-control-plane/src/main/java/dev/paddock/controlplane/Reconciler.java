@@ -1,6 +1,7 @@
 package dev.paddock.controlplane;
 
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.ListedRuntime;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeState;
 import dev.paddock.api.spi.SandboxBackend;
@@ -23,7 +24,11 @@ import org.slf4j.LoggerFactory;
  * skipped (their permit is taken).
  *
  * <p>The backend is listed before the store is read: a start inserts its record before it asks the
- * backend for a runtime, so a listed runtime without a record truly has no owner.
+ * backend for a runtime, so a listed runtime without a record truly has no owner. The listing
+ * carries each runtime's state ({@link SandboxBackend#listWithState()}, one bulk call where the
+ * backend can): a record that agrees with it (same handle, same status) needs no further call. Any
+ * disagreement is settled by a fresh inspect under the sandbox's permit, since the listing may
+ * predate a change this control plane just made.
  */
 final class Reconciler {
   private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
@@ -51,13 +56,13 @@ final class Reconciler {
   }
 
   ReconcileReport run() {
-    Map<String, RuntimeHandle> unclaimed = new LinkedHashMap<>();
-    for (RuntimeHandle handle : backend.list()) {
-      unclaimed.putIfAbsent(handle.sandboxId(), handle);
+    Map<String, ListedRuntime> unclaimed = new LinkedHashMap<>();
+    for (ListedRuntime listed : backend.listWithState()) {
+      unclaimed.putIfAbsent(listed.handle().sandboxId(), listed);
     }
     Report report = new Report();
     for (SandboxRecord record : store.withStatus(EnumSet.allOf(SandboxStatus.class))) {
-      Optional<RuntimeHandle> listed = Optional.ofNullable(unclaimed.remove(record.id()));
+      Optional<ListedRuntime> listed = Optional.ofNullable(unclaimed.remove(record.id()));
       permits
           .tryAcquire(record.id())
           .ifPresent(
@@ -69,14 +74,19 @@ final class Reconciler {
                 }
               });
     }
-    unclaimed.values().forEach(handle -> reap(handle, report));
+    unclaimed.values().forEach(listed -> reap(listed.handle(), report));
     return report.build();
   }
 
-  private void reconcile(SandboxRecord record, Optional<RuntimeHandle> listed, Report report) {
+  private void reconcile(SandboxRecord record, Optional<ListedRuntime> seen, Report report) {
     if (record.status() == SandboxStatus.ERROR) {
       return; // keeps its detail; delete tears down whatever runtime it has
     }
+    if (seen.isPresent() && agrees(record, seen.get())) {
+      report.adopted.add(record.id());
+      return;
+    }
+    Optional<RuntimeHandle> listed = seen.map(ListedRuntime::handle);
     Optional<RuntimeHandle> handle = record.runtime().or(() -> listed);
     if (handle.isEmpty()) {
       failIfAbandoned(record, report);
@@ -92,6 +102,13 @@ final class Reconciler {
     } else {
       adopt(record, handle.get(), state, report);
     }
+  }
+
+  /** The listing says what the record says: nothing to change, no inspect needed. */
+  private static boolean agrees(SandboxRecord record, ListedRuntime listed) {
+    return record.runtime().equals(Optional.of(listed.handle()))
+        && record.status() == listed.state().status()
+        && (record.status() == SandboxStatus.RUNNING || record.sessionKeyHash().isEmpty());
   }
 
   private void failIfAbandoned(SandboxRecord record, Report report) {
@@ -128,7 +145,7 @@ final class Reconciler {
   // A key is only valid while RUNNING: any other live status revokes it in the store.
   private void adopt(SandboxRecord record, RuntimeHandle handle, RuntimeState state, Report r) {
     SandboxStatus live = state.status();
-    Optional<String> detail = state.failure().map(f -> StartFailures.detail(f.kind(), record.id()));
+    Optional<String> detail = state.failure().map(f -> StartFailures.detail(f, record.id()));
     boolean unchanged =
         record.status() == live
             && record.runtime().equals(Optional.of(handle))

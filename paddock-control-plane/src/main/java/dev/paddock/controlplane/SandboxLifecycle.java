@@ -5,6 +5,7 @@ import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.StartRequest;
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.backend.kit.protocol.HttpAgents;
 import dev.paddock.store.SandboxStore;
 import java.util.List;
 import java.util.Optional;
@@ -33,12 +34,14 @@ final class SandboxLifecycle {
       SandboxBackend backend,
       SandboxSpecService specs,
       ControlPlaneConfig config,
-      AgentAdminClient agents,
+      HttpAgents agents,
       SandboxPermits permits,
       Optional<WorkspaceArchiver> archiver) {
     SandboxRecords records = new SandboxRecords(store);
     SandboxViews views = new SandboxViews(backend);
-    AgentKeys keys = new AgentKeys(new SessionKeys(config.masterSecret()), agents, views);
+    SessionKeys sessionKeys = new SessionKeys(config.masterSecret());
+    AgentKeys keys =
+        new AgentKeys(sessionKeys, new SandboxAgents(backend, views, sessionKeys, agents));
     this.context =
         new LifecycleContext(
             store,

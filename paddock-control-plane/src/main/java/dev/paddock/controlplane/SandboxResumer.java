@@ -61,14 +61,8 @@ final class SandboxResumer {
     long generation = paused.keyGeneration() + 1;
     String key = context.keys().sessionKey(id, generation);
     String keyHash = KeyDigest.sha256Hex(key);
-    Optional<String> url = context.views().agentUrl(handle);
     try {
-      context
-          .keys()
-          .rotate(
-              id,
-              url.orElseThrow(() -> new IllegalStateException("resumed agent exposes no URL")),
-              List.of(keyHash));
+      context.keys().rotate(handle, List.of(keyHash));
     } catch (RuntimeException e) {
       return keyNotTaken(id, handle, e);
     }
@@ -103,7 +97,7 @@ final class SandboxResumer {
       return context.backend().resume(LifecycleErrors.requireRuntime(paused));
     } catch (RuntimeStartException e) {
       context.errors().recordStartFailure(id, e.failure(), e);
-      throw new SandboxStartException(e.failure().kind().safeMessage(), id);
+      throw new SandboxStartException(e.failure().safeMessage(), id);
     } catch (RuntimeException e) {
       context.errors().recordStartFailure(id, SandboxStarter.unknown(e), e);
       throw new SandboxStartException(RuntimeFailure.Kind.UNKNOWN.safeMessage(), id);

@@ -52,7 +52,7 @@ final class SandboxViews {
       return info(record, record.status(), List.of(), record.statusDetail(), Optional.empty());
     }
     RuntimeState state = displayed(record);
-    Optional<String> detail = state.failure().map(f -> StartFailures.detail(f.kind(), record.id()));
+    Optional<String> detail = state.failure().map(f -> StartFailures.detail(f, record.id()));
     state.failure().ifPresent(f -> LOG.debug("sandbox {} is in error: {}", record.id(), f));
     return info(record, state.status(), state.urls(), detail, Optional.empty());
   }

@@ -18,8 +18,8 @@ final class StartFailures {
 
   private StartFailures() {}
 
-  static String detail(RuntimeFailure.Kind kind, String sandboxId) {
-    return detail(kind.safeMessage(), sandboxId);
+  static String detail(RuntimeFailure failure, String sandboxId) {
+    return detail(failure.safeMessage(), sandboxId);
   }
 
   static String detail(String safeMessage, String sandboxId) {

@@ -2,15 +2,11 @@ package dev.paddock.controlplane;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.paddock.api.ArchiveStore;
+import dev.paddock.api.spi.AgentCallException;
+import dev.paddock.api.spi.SandboxAgent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.URI;
-import java.net.URLDecoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.DigestOutputStream;
@@ -34,10 +30,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Captures a sandbox's workspace from its agent ({@code GET /api/file/archive}, authenticated with
- * the sandbox's admin key) into the archive store: each format is streamed to a temporary file
- * while its SHA-256 and size are computed, then uploaded with a {@code .manifest.json} beside it.
- * Memory stays flat whatever the workspace's size. Thread-safe.
+ * Captures a sandbox's workspace from its agent (through {@link SandboxAgent#openArchive}, which
+ * the backend routes) into the archive store: each format is streamed to a temporary file while its
+ * SHA-256 and size are computed, then uploaded with a {@code .manifest.json} beside it. Memory
+ * stays flat whatever the workspace's size. Thread-safe.
  */
 final class WorkspaceArchiver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WorkspaceArchiver.class);
@@ -51,26 +47,22 @@ final class WorkspaceArchiver implements AutoCloseable {
   private final ArchiveSettings settings;
   private final ArchiveStore store;
   private final Clock clock;
-  private final HttpClient http;
 
   /** Base keys being written by captures in this JVM, so two at once never pick the same one. */
   private final java.util.Set<String> reserved = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-  WorkspaceArchiver(
-      ArchiveSettings settings, ArchiveStore store, Clock clock, Duration connectTimeout) {
+  WorkspaceArchiver(ArchiveSettings settings, ArchiveStore store, Clock clock) {
     this.settings = settings;
     this.store = store;
     this.clock = clock;
-    this.http = HttpClient.newBuilder().connectTimeout(connectTimeout).build();
   }
 
-  /** What is captured from: the sandbox, its owner, its agent and the agent's admin key. */
+  /** What is captured from: the sandbox, its owner, its conversation and its agent. */
   record Source(
       String sandboxId,
       Optional<String> owner,
       Optional<String> conversationId,
-      String agentUrl,
-      String adminKey) {}
+      SandboxAgent agent) {}
 
   /** When a capture is taken: {@code final} before delete, {@code initial} right after start. */
   enum Phase {
@@ -169,18 +161,13 @@ final class WorkspaceArchiver implements AutoCloseable {
     Source source = capture.source();
     String format = capture.format();
     Duration timeout = min(settings.timeout(), capture.remaining());
-    HttpResponse<InputStream> response = send(source, format, timeout);
-    try (InputStream body = response.body()) {
-      int status = response.statusCode();
-      if (status == 400) {
-        LOG.info("sandbox {}: nothing to archive as {}", source.sandboxId(), format);
-        return Optional.empty();
-      }
-      if (status != 200) {
-        throw new ArchiveFailure(
-            "the agent answered " + status + " to the " + format + " archive request", null);
-      }
-      return Optional.of(copy(body, temp, format, response, timeout));
+    Optional<SandboxAgent.Archive> archive = open(source, format, timeout);
+    if (archive.isEmpty()) {
+      LOG.info("sandbox {}: nothing to archive as {}", source.sandboxId(), format);
+      return Optional.empty();
+    }
+    try (InputStream body = archive.get().body()) {
+      return Optional.of(copy(body, temp, format, archive.get().repository(), timeout));
     } catch (IOException e) {
       throw new ArchiveFailure("the " + format + " archive download failed: " + e, e);
     }
@@ -190,31 +177,23 @@ final class WorkspaceArchiver implements AutoCloseable {
     return a.compareTo(b) <= 0 ? a : b;
   }
 
-  private HttpResponse<InputStream> send(Source source, String format, Duration timeout) {
-    String query = "?format=" + format;
-    if (format.equals(ArchiveSettings.TAR_GZ)) {
-      query += "&use_default_excludes=false"; // the full capture; credentials are still dropped
-    }
-    HttpRequest request =
-        HttpRequest.newBuilder(
-                URI.create(stripSlash(source.agentUrl()) + "/api/file/archive" + query))
-            .timeout(timeout)
-            .header(AgentAdminClient.ADMIN_KEY_HEADER, source.adminKey())
-            .GET()
-            .build();
+  // The full tar.gz capture keeps what the agent excludes by default; credentials are still
+  // dropped.
+  private static Optional<SandboxAgent.Archive> open(
+      Source source, String format, Duration timeout) {
     try {
-      return http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-    } catch (IOException e) {
-      throw new ArchiveFailure("the agent could not be reached for the archive: " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ArchiveFailure("interrupted while archiving", e);
+      return source.agent().openArchive(format, !format.equals(ArchiveSettings.TAR_GZ), timeout);
+    } catch (AgentCallException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        throw new ArchiveFailure("interrupted while archiving", e);
+      }
+      throw new ArchiveFailure("the agent could not send the " + format + " archive: " + e, e);
     }
   }
 
   // The request timeout ends at the headers; a watchdog closes a body that outlives it.
   private Download copy(
-      InputStream body, Path temp, String format, HttpResponse<?> response, Duration timeout)
+      InputStream body, Path temp, String format, Map<String, String> repository, Duration timeout)
       throws IOException {
     CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture.runAsync(
@@ -236,7 +215,7 @@ final class WorkspaceArchiver implements AutoCloseable {
     } finally {
       done.complete(null);
     }
-    return new Download(bytes, HexFormat.of().formatHex(sha.digest()), repository(response));
+    return new Download(bytes, HexFormat.of().formatHex(sha.digest()), repository);
   }
 
   private static void closeIfRunning(InputStream body, CompletableFuture<Void> done) {
@@ -247,24 +226,6 @@ final class WorkspaceArchiver implements AutoCloseable {
         LOG.debug("closing a timed-out archive body", e);
       }
     }
-  }
-
-  private static Map<String, String> repository(HttpResponse<?> response) {
-    Map<String, String> fields = new TreeMap<>();
-    header(response, "X-Archive-Base-Commit").ifPresent(v -> fields.put("base_commit", v));
-    header(response, "X-Archive-Repo-Remote").ifPresent(v -> fields.put("repo_remote", v));
-    header(response, "X-Archive-Branch").ifPresent(v -> fields.put("branch", v));
-    header(response, "X-Archive-Head-Commit").ifPresent(v -> fields.put("head_commit", v));
-    return fields;
-  }
-
-  // The agent percent-encodes every X-Archive-* value; '+' is a plus, not a space.
-  private static Optional<String> header(HttpResponse<?> response, String name) {
-    return response
-        .headers()
-        .firstValue(name)
-        .filter(v -> !v.isEmpty())
-        .map(v -> URLDecoder.decode(v.replace("+", "%2B"), StandardCharsets.UTF_8));
   }
 
   private String manifest(Capture capture, Download download, Map<String, String> repository) {
@@ -316,38 +277,18 @@ final class WorkspaceArchiver implements AutoCloseable {
   }
 
   /**
-   * Asks the agent's {@code GET /api/environment} (OS and runtime versions) within {@link
+   * Asks the agent for its environment (OS and runtime versions) within {@link
    * #ENVIRONMENT_TIMEOUT}; any failure only means the manifest has no environment.
    */
-  private Optional<Map<String, Object>> environment(Source source, Duration timeout) {
-    HttpRequest request =
-        HttpRequest.newBuilder(URI.create(stripSlash(source.agentUrl()) + "/api/environment"))
-            .timeout(timeout)
-            .header(AgentAdminClient.ADMIN_KEY_HEADER, source.adminKey())
-            .GET()
-            .build();
-    try {
-      HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-      if (response.statusCode() != 200) {
-        LOG.info(
-            "sandbox {}: no environment for the manifest (agent answered {})",
-            source.sandboxId(),
-            response.statusCode());
-        return Optional.empty();
-      }
-      Map<String, Object> body = JSON.std.mapFrom(response.body());
-      Map<String, Object> environment = new TreeMap<>();
-      environment.put("os", body.get("os") instanceof String os ? os : null);
-      environment.put(
-          "runtimes", body.get("runtimes") instanceof Map<?, ?> m ? new TreeMap<>(m) : Map.of());
-      return Optional.of(environment);
-    } catch (IOException | RuntimeException e) {
-      LOG.info("sandbox {}: no environment for the manifest: {}", source.sandboxId(), e.toString());
-      return Optional.empty();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ArchiveFailure("interrupted while archiving", e);
+  private static Optional<Map<String, Object>> environment(Source source, Duration timeout) {
+    Optional<Map<String, Object>> environment = source.agent().environment(timeout);
+    if (Thread.currentThread().isInterrupted()) {
+      throw new ArchiveFailure("interrupted while archiving", null);
     }
+    if (environment.isEmpty()) {
+      LOG.info("sandbox {}: no environment for the manifest", source.sandboxId());
+    }
+    return environment;
   }
 
   /**
@@ -410,13 +351,9 @@ final class WorkspaceArchiver implements AutoCloseable {
     }
   }
 
-  private static String stripSlash(String url) {
-    return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
-  }
-
   @Override
   public void close() {
-    http.close();
+    // Nothing of its own: the agents' HTTP client belongs to the service.
   }
 
   /** An archive could not be captured or stored; the message is safe to show and log. */

@@ -1,6 +1,7 @@
 package dev.paddock.controlplane;
 
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.SandboxAgent;
 import dev.paddock.store.SandboxRecord;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -64,17 +65,15 @@ final class WorkspaceCapture {
         LOG.info("sandbox {} is {}: no workspace to archive", id, record.status());
         return;
       }
-      String url =
+      SandboxAgent agent =
           context
-              .views()
-              .agentUrl(record.runtime().get())
+              .keys()
+              .agent(record.runtime().get())
               .orElseThrow(
                   () -> new WorkspaceArchiver.ArchiveFailure("its agent is not answering", null));
       archiver
           .orElseThrow()
-          .capture(
-              new WorkspaceArchiver.Source(
-                  id, record.ownerUserId(), conversationId, url, context.keys().adminKey(id)));
+          .capture(new WorkspaceArchiver.Source(id, record.ownerUserId(), conversationId, agent));
     } catch (WorkspaceArchiver.ArchiveFailure e) {
       LOG.warn(
           "sandbox {}: archiving its workspace failed{}: {}",

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.paddock.api.ArchiveStore;
+import dev.paddock.backend.kit.protocol.HttpAgents;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -76,21 +77,20 @@ class ArchiveMemoryTest {
           });
       agent.start();
       try (ArchiveStore store = ArchiveStores.directory(root.resolve("archives"));
+          HttpAgents agents = HttpAgents.create(Duration.ofSeconds(5));
           WorkspaceArchiver archiver =
               new WorkspaceArchiver(
                   new ArchiveSettings(
                       true, true, ArchiveSettings.TAR_GZ, Duration.ofSeconds(100), "a"),
                   store,
-                  Clock.systemUTC(),
-                  Duration.ofSeconds(5))) {
+                  Clock.systemUTC())) {
         List<String> keys =
             archiver.capture(
                 new WorkspaceArchiver.Source(
                     "sb-big",
                     Optional.empty(),
                     Optional.empty(),
-                    "http://127.0.0.1:" + agent.getAddress().getPort(),
-                    "k"));
+                    agents.at("http://127.0.0.1:" + agent.getAddress().getPort(), "k")));
         String key = keys.get(0);
         long size = store.size(key).orElseThrow();
         String stored = ArchiveStoreContract.sha256(store.open(key).orElseThrow());

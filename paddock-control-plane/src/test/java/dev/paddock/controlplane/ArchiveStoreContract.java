@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.paddock.api.ArchiveStore;
+import dev.paddock.backend.kit.protocol.HttpAgents;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -149,20 +150,19 @@ public abstract class ArchiveStoreContract {
   void twoCapturesInOneMillisecondGetTheirOwnKeys() throws Exception {
     Instant frozen = Instant.parse("2026-11-29T12:00:00.123Z");
     HttpServer agent = fakeAgent("workspace bytes");
-    try (WorkspaceArchiver archiver =
-        new WorkspaceArchiver(
-            new ArchiveSettings(
-                true, false, ArchiveSettings.TAR_GZ, Duration.ofSeconds(30), "archives"),
-            store,
-            Clock.fixed(frozen, ZoneOffset.UTC),
-            Duration.ofSeconds(5))) {
+    try (HttpAgents agents = HttpAgents.create(Duration.ofSeconds(5));
+        WorkspaceArchiver archiver =
+            new WorkspaceArchiver(
+                new ArchiveSettings(
+                    true, false, ArchiveSettings.TAR_GZ, Duration.ofSeconds(30), "archives"),
+                store,
+                Clock.fixed(frozen, ZoneOffset.UTC))) {
       WorkspaceArchiver.Source source =
           new WorkspaceArchiver.Source(
               "sb-1",
               Optional.of("bob"),
               Optional.empty(),
-              "http://127.0.0.1:" + agent.getAddress().getPort(),
-              "admin-key");
+              agents.at("http://127.0.0.1:" + agent.getAddress().getPort(), "admin-key"));
 
       List<String> first = archiver.capture(source);
       List<String> second = archiver.capture(source);

@@ -33,7 +33,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -502,7 +501,7 @@ public abstract class SandboxServiceContract {
     SandboxInfo started = service.start(ALICE, Optional.of(failingSpec().id()), Optional.empty());
     String id = started.id();
     List<String> safeDetails =
-        Arrays.stream(RuntimeFailure.Kind.values())
+        RuntimeFailure.Kind.shared().stream()
             .map(k -> k.safeMessage() + " (reference: " + id + ")")
             .toList();
 

@@ -1,6 +1,7 @@
 package dev.paddock.agent.files;
 
 import dev.paddock.agent.git.GitArchive;
+import dev.paddock.backend.kit.protocol.AgentProtocol;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import java.io.BufferedOutputStream;
@@ -23,8 +24,8 @@ import java.util.zip.GZIPOutputStream;
  * gzip stream.
  */
 final class ArchiveRoute {
-  static final String TAR_GZ = "tar.gz";
-  static final String GIT_DELTA = "git-delta";
+  static final String TAR_GZ = AgentProtocol.TAR_GZ;
+  static final String GIT_DELTA = AgentProtocol.GIT_DELTA;
 
   /**
    * Deflate level of tar.gz archives. Measured on the JDK's java.base sources (49 MB, JDK 25, one

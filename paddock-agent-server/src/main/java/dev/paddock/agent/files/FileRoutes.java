@@ -5,6 +5,7 @@ import dev.paddock.agent.files.SafeFs.FileEntry;
 import dev.paddock.agent.files.SafeFs.OpenFile;
 import dev.paddock.agent.git.GitArchive;
 import dev.paddock.agent.user.CommandUser;
+import dev.paddock.backend.kit.protocol.AgentProtocol;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.JsonBody;
@@ -66,7 +67,7 @@ public final class FileRoutes {
         .add("GET", "/api/file/download_tar", translated(routes::downloadTar))
         .add(
             "GET",
-            "/api/file/archive",
+            AgentProtocol.ARCHIVE,
             translated(new ArchiveRoute(fs, config.workspace(), GitArchive.create(user))::handle));
   }
 

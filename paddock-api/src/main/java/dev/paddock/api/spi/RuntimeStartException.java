@@ -16,6 +16,11 @@ public final class RuntimeStartException extends RuntimeException {
     this.failure = failure;
   }
 
+  /** A classified failure with the raw detail (log only) and no cause. */
+  public static RuntimeStartException of(RuntimeFailure.Kind kind, String detail) {
+    return new RuntimeStartException(new RuntimeFailure(kind, detail));
+  }
+
   /** A classified failure with the raw detail (log only) and the cause, if any. */
   public static RuntimeStartException of(RuntimeFailure.Kind kind, String detail, Throwable cause) {
     RuntimeFailure failure = new RuntimeFailure(kind, detail);

@@ -40,6 +40,32 @@ public interface SandboxBackend extends AutoCloseable {
   /** Every runtime this backend manages that still exists (for adoption after a restart). */
   List<RuntimeHandle> list();
 
+  /**
+   * Every runtime this backend manages that still exists, each with its live state: what the
+   * control plane's reconcile loop reads every few seconds. The default lists, then inspects each
+   * runtime (one call per runtime); a backend whose runtime answers in bulk (one engine or API call
+   * for all) overrides it. A runtime that vanishes between the two steps is left out or reported
+   * MISSING. Never throws for a vanished runtime.
+   */
+  default List<ListedRuntime> listWithState() {
+    return list().stream().map(handle -> new ListedRuntime(handle, inspect(handle))).toList();
+  }
+
+  /**
+   * How the control plane reaches this runtime's agent-server for what only the agent can do (key
+   * rotation, archive streams, its environment and idle time; see {@link SandboxAgent}). The
+   * default returns {@code direct}: the control plane's own HTTP client of the agent URL the
+   * runtime reports, authenticated with the sandbox's admin key. A backend whose agents are not
+   * reachable that way returns its own route (e.g. through a runtime API), or {@link
+   * SandboxAgent#refusing} to refuse.
+   *
+   * @param handle a runtime the backend reported RUNNING
+   * @param direct the standard HTTP route to its agent
+   */
+  default SandboxAgent agent(RuntimeHandle handle, SandboxAgent direct) {
+    return direct;
+  }
+
   /** Releases the backend's own resources; runtimes keep running. */
   @Override
   default void close() {}

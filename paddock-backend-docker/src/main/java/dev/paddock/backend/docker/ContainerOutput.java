@@ -1,5 +1,6 @@
 package dev.paddock.backend.docker;
 
+import dev.paddock.backend.kit.protocol.ReadyLine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -7,8 +8,6 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.OptionalInt;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads a container's multiplexed output stream (attach or logs without a TTY: frames of an 8-byte
@@ -17,8 +16,6 @@ import java.util.regex.Pattern;
  * thread-safe: one reader.
  */
 final class ContainerOutput {
-  private static final Pattern READY =
-      Pattern.compile("paddock agent-server listening on http://[^\\s:]+:(\\d+)");
   private static final int TAIL_LINES = 20;
   private static final int MAX_LINE = 4096;
 
@@ -58,18 +55,24 @@ final class ContainerOutput {
 
   /** Scans plain (not multiplexed) text, e.g. a TTY log; for tests and logs read whole. */
   static OptionalInt readyPort(String text) {
-    Matcher m = READY.matcher(text);
     OptionalInt port = OptionalInt.empty();
-    while (m.find()) {
-      port = OptionalInt.of(Integer.parseInt(m.group(1)));
+    for (String line : text.split("\n", -1)) {
+      port = readyPortOf(line).isPresent() ? readyPortOf(line) : port;
     }
     return port;
   }
 
   /** The first ready line's port in plain text (a log read whole). */
   static OptionalInt firstReadyPort(String text) {
-    Matcher m = READY.matcher(text);
-    return m.find() ? OptionalInt.of(Integer.parseInt(m.group(1))) : OptionalInt.empty();
+    return text.lines()
+        .map(ContainerOutput::readyPortOf)
+        .filter(OptionalInt::isPresent)
+        .findFirst()
+        .orElse(OptionalInt.empty());
+  }
+
+  private static OptionalInt readyPortOf(String line) {
+    return ReadyLine.parse(line).map(r -> OptionalInt.of(r.port())).orElse(OptionalInt.empty());
   }
 
   /** Demultiplexes a whole logs body into text. */
@@ -99,10 +102,9 @@ final class ContainerOutput {
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       if (c == '\n') {
-        String done = flushLine();
-        Matcher m = READY.matcher(done);
-        if (m.find()) {
-          return OptionalInt.of(Integer.parseInt(m.group(1)));
+        OptionalInt port = readyPortOf(flushLine());
+        if (port.isPresent()) {
+          return port;
         }
       } else if (c != '\r' && line.length() < MAX_LINE) {
         line.append(c);

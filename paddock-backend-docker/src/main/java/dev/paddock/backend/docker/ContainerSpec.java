@@ -2,8 +2,9 @@ package dev.paddock.backend.docker;
 
 import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxSpec;
-import dev.paddock.api.spi.AgentSecrets;
 import dev.paddock.api.spi.RuntimeRequest;
+import dev.paddock.backend.kit.RuntimeBundle;
+import dev.paddock.backend.kit.protocol.AgentSecrets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,8 +1,6 @@
 package dev.paddock.backend.docker;
 
 import dev.paddock.api.SandboxStatus;
-import dev.paddock.api.spi.AgentSecrets;
-import dev.paddock.api.spi.AliveProbe;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeHandle;
@@ -12,6 +10,9 @@ import dev.paddock.api.spi.RuntimeState;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.backend.docker.DockerEngine.EngineException;
 import dev.paddock.backend.docker.DockerEngine.Response;
+import dev.paddock.backend.kit.RuntimeBundle;
+import dev.paddock.backend.kit.protocol.AgentSecrets;
+import dev.paddock.backend.kit.protocol.AliveProbe;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

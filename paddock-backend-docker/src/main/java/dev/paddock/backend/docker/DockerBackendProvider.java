@@ -4,6 +4,7 @@ import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.settings.Setting;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.api.spi.SandboxBackendProvider;
+import dev.paddock.backend.kit.RuntimeBundle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.backend.kit.RuntimeBundle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URLEncoder;

@@ -1,5 +1,6 @@
 package dev.paddock.backend.process;
 
+import dev.paddock.backend.kit.protocol.ReadyLine;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,8 +14,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Drains an agent's merged standard output and error on one platform thread ({@code
@@ -25,8 +24,6 @@ import java.util.regex.Pattern;
  * holds raw detail for operators; it is never shown to users.
  */
 final class AgentOutput {
-  private static final Pattern READY =
-      Pattern.compile("^paddock agent-server listening on http://\\S+?:(\\d+)(?:\\s|$)");
   private static final int MAX_LINE = 4096;
   private static final int TAIL_LINES = 20;
 
@@ -128,7 +125,6 @@ final class AgentOutput {
 
   /** The port of a ready line. */
   static Optional<Integer> readyPort(String line) {
-    Matcher m = READY.matcher(line);
-    return m.find() ? Optional.of(Integer.parseInt(m.group(1))) : Optional.empty();
+    return ReadyLine.parse(line).map(ReadyLine::port);
   }
 }

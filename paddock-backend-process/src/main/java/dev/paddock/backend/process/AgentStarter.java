@@ -1,9 +1,9 @@
 package dev.paddock.backend.process;
 
-import dev.paddock.api.spi.AgentSecrets;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.RuntimeStartException;
+import dev.paddock.backend.kit.protocol.AgentSecrets;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

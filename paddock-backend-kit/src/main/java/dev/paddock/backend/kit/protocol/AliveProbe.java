@@ -1,4 +1,4 @@
-package dev.paddock.api.spi;
+package dev.paddock.backend.kit.protocol;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -32,7 +33,7 @@ public final class AliveProbe {
   public boolean answers(String host, int port) {
     try {
       return answers(InetAddress.getByName(host), port);
-    } catch (java.net.UnknownHostException e) {
+    } catch (UnknownHostException e) {
       return false;
     }
   }
@@ -46,7 +47,9 @@ public final class AliveProbe {
       socket.setSoTimeout(timeoutMillis);
       OutputStream out = socket.getOutputStream();
       out.write(
-          ("GET /alive HTTP/1.1\r\nHost: "
+          ("GET "
+                  + AgentProtocol.ALIVE
+                  + " HTTP/1.1\r\nHost: "
                   + address.getHostAddress()
                   + ":"
                   + port
@@ -63,7 +66,7 @@ public final class AliveProbe {
   private static InetAddress ipv4Loopback() {
     try {
       return InetAddress.getByAddress("127.0.0.1", new byte[] {127, 0, 0, 1});
-    } catch (java.net.UnknownHostException e) {
+    } catch (UnknownHostException e) {
       throw new AssertionError("a literal address never needs a lookup", e);
     }
   }

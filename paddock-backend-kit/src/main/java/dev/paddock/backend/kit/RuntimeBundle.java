@@ -1,5 +1,8 @@
-package dev.paddock.backend.docker;
+package dev.paddock.backend.kit;
 
+import dev.paddock.api.KeyDigest;
+import dev.paddock.backend.kit.protocol.AgentSecrets;
+import dev.paddock.backend.kit.protocol.ReadyLine;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,6 +21,7 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.spi.ToolProvider;
 import java.util.stream.Stream;
 
@@ -28,20 +32,35 @@ import java.util.stream.Stream;
  * to be in the sandbox image, so any glibc image with {@code /bin/sh}, bash and setpriv works.
  *
  * <p>Built once per (agent jar, JDK) pair into {@code <cache>/<key>/}, in a temporary directory
- * renamed into place, so a crash never leaves a half bundle that looks whole. Thread-safe.
+ * renamed into place, so a crash never leaves a half bundle that looks whole; the key is a digest
+ * of everything in it, so a copy on another host (SSH) can be checked by name. Used by every
+ * backend that runs the agent where no JDK is (containers, remote hosts). Thread-safe.
+ *
+ * <p>Layout: {@code jre/} (the JRE), {@code agent/paddock-agent.jar}, {@code agent-jvm.options},
+ * {@code agent.aot} (when trained), {@code bin/paddock-sandbox} (the entry script: checks glibc,
+ * bash, setpriv and the callback URL, exit codes 121-124, then runs the agent), {@code .complete}.
  */
-final class RuntimeBundle {
+public final class RuntimeBundle {
   /** Where containers see the bundle. */
-  static final String MOUNT = "/opt/paddock";
+  public static final String MOUNT = "/opt/paddock";
 
   /** The modules the agent-server needs (jdeps, minus paths it never takes). */
-  static final List<String> MODULES =
+  public static final List<String> MODULES =
       List.of("java.base", "java.logging", "jdk.httpserver", "jdk.unsupported");
 
-  private static final System.Logger LOG = System.getLogger("paddock.backend.docker");
+  private static final System.Logger LOG = System.getLogger("paddock.backend.kit");
   private static final Object LOCK = new Object();
 
   private RuntimeBundle() {}
+
+  /**
+   * The bundle for {@code agent}, built under {@code cacheDir} if it is not there yet.
+   *
+   * @throws IllegalStateException when no jlink is available (the control plane runs on a JRE)
+   */
+  public static Path ensure(Path cacheDir, AgentDistribution agent) {
+    return ensure(cacheDir, agent.jar(), agent.jvmOptions());
+  }
 
   /**
    * The bundle for {@code agentJar}, built under {@code cacheDir} if it is not there yet.
@@ -49,7 +68,7 @@ final class RuntimeBundle {
    * @param jvmOptions the agent's JVM options file, if any (one option per line)
    * @throws IllegalStateException when no jlink is available (the control plane runs on a JRE)
    */
-  static Path ensure(Path cacheDir, Path agentJar, Optional<Path> jvmOptions) {
+  public static Path ensure(Path cacheDir, Path agentJar, Optional<Path> jvmOptions) {
     synchronized (LOCK) {
       try {
         String key = key(agentJar, jvmOptions);
@@ -66,7 +85,7 @@ final class RuntimeBundle {
           moveIntoPlace(temp, bundle);
           LOG.log(
               System.Logger.Level.INFO,
-              "docker backend: built the agent runtime bundle {0} in {1} ms",
+              "built the agent runtime bundle {0} in {1} ms",
               bundle,
               (System.nanoTime() - t0) / 1_000_000);
         } finally {
@@ -95,7 +114,7 @@ final class RuntimeBundle {
   }
 
   /** A short digest of everything that goes into the bundle. */
-  static String key(Path agentJar, Optional<Path> jvmOptions) throws IOException {
+  public static String key(Path agentJar, Optional<Path> jvmOptions) throws IOException {
     MessageDigest digest;
     try {
       digest = MessageDigest.getInstance("SHA-256");
@@ -184,14 +203,16 @@ final class RuntimeBundle {
               "--secrets-stdin"));
       agent = new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.DISCARD).start();
       try (var stdin = agent.getOutputStream()) {
-        stdin.write(("session_api_key=" + key + "\n").getBytes(StandardCharsets.UTF_8));
+        stdin.write(
+            AgentSecrets.lines(List.of(KeyDigest.sha256Hex(key)), "")
+                .getBytes(StandardCharsets.UTF_8));
       }
       var lines =
           new java.io.BufferedReader(
               new java.io.InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8));
-      java.util.OptionalInt port = java.util.OptionalInt.empty();
+      OptionalInt port = OptionalInt.empty();
       for (String line; port.isEmpty() && (line = lines.readLine()) != null; ) {
-        port = ContainerOutput.readyPort(line);
+        port = ReadyLine.parse(line).map(r -> OptionalInt.of(r.port())).orElse(port);
       }
       if (port.isEmpty()) {
         throw new IOException("the training agent exited before it was ready");
@@ -224,7 +245,7 @@ final class RuntimeBundle {
     } catch (IOException e) {
       LOG.log(
           System.Logger.Level.WARNING,
-          "docker backend: no AOT cache for the agent runtime ({0}); agents start without it",
+          "no AOT cache for the agent runtime ({0}); agents start without it",
           e.getMessage());
       deleteQuietly(cache);
     } catch (InterruptedException e) {
@@ -273,8 +294,8 @@ final class RuntimeBundle {
             .orElseThrow(
                 () ->
                     new IllegalStateException(
-                        "the docker backend builds its agent runtime with jlink, which this"
-                            + " Java runtime lacks: run the control plane on a JDK (21 or newer)"));
+                        "the agent runtime bundle is built with jlink, which this Java runtime"
+                            + " lacks: run the control plane on a JDK (21 or newer)"));
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(log, true, StandardCharsets.UTF_8);
     int code =
@@ -295,7 +316,8 @@ final class RuntimeBundle {
     }
   }
 
-  static byte[] entryScript() {
+  /** The entry script {@code bin/paddock-sandbox} (exit codes 121-124, see the script). */
+  public static byte[] entryScript() {
     try (InputStream in = RuntimeBundle.class.getResourceAsStream("paddock-sandbox.sh")) {
       if (in == null) {
         throw new IllegalStateException("paddock-sandbox.sh is missing from the class path");
