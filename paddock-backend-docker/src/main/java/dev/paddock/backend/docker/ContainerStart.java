@@ -1,5 +1,6 @@
 package dev.paddock.backend.docker;
 
+import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
@@ -175,14 +176,21 @@ final class ContainerStart {
       return neverReady(tail);
     }
     ContainerState state = awaitStopped(container, deadline);
-    return DockerBackend.failure(
-        exitKind(state.exitCode(), state.oomKilled(), tail),
+    Kind kind = exitKind(state.exitCode(), state.oomKilled(), tail);
+    String raw =
         "container "
             + container
             + " stopped while starting ("
             + state.exitSummary()
             + ")"
-            + tailDetail(tail));
+            + tailDetail(tail);
+    // The exit code and signal are safe to show (no output, no paths), and tell a kill from a
+    // crash.
+    String safe =
+        kind.equals(Kind.EXITED)
+            ? "The sandbox's agent stopped while starting (" + state.exitSummary() + ")."
+            : kind.safeMessage();
+    return new RuntimeStartException(new RuntimeFailure(kind, safe, raw));
   }
 
   static Kind exitKind(int code, boolean oom, List<String> tail) {

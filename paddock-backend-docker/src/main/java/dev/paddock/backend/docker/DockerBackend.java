@@ -1,6 +1,7 @@
 package dev.paddock.backend.docker;
 
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.ListedRuntime;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeHandle;
@@ -46,6 +47,22 @@ final class DockerBackend implements SandboxBackend {
   static final String LABEL_MANAGED = ContainerSpec.LABEL_MANAGED;
   static final String LABEL_SANDBOX = ContainerSpec.LABEL_SANDBOX;
 
+  /** A container that ran and stopped (killed, crashed, or stopped outside Paddock). */
+  static final Kind STOPPED =
+      Kind.of("docker.stopped", "The sandbox's container stopped; its workspace is kept.");
+
+  /** A container that no longer exists (removed outside Paddock). */
+  static final Kind GONE =
+      Kind.of(
+          "docker.gone",
+          "The sandbox's container is gone; delete the sandbox and start a new one.");
+
+  /** A container the kernel's OOM killer ended after it had started. */
+  static final Kind OOM_KILLED =
+      Kind.of(
+          "docker.oom-killed",
+          "The sandbox's container was killed for using too much memory; its workspace is kept.");
+
   private final DockerSettings settings;
   private final DockerEngine engine;
   private final Containers containers;
@@ -55,6 +72,9 @@ final class DockerBackend implements SandboxBackend {
   private final AliveProbe probe = new AliveProbe(Duration.ofSeconds(1));
   private final ScheduledExecutorService watchdog;
   private final Set<String> starting = ConcurrentHashMap.newKeySet();
+
+  /** The handles this backend made or adopted, by container id: bulk listing reuses their port. */
+  private final Map<String, RuntimeHandle> known = new ConcurrentHashMap<>();
 
   DockerBackend(DockerSettings settings, DockerEngine engine, Path bundle) {
     this.settings = settings;
@@ -98,7 +118,7 @@ final class DockerBackend implements SandboxBackend {
       images.ensure(request.spec().imageReference());
       String container = created(request);
       try {
-        return starts.launch(sandboxId, container, secrets);
+        return remembered(starts.launch(sandboxId, container, secrets));
       } catch (RuntimeException e) {
         RuntimeStartException failure = asStartFailure(e, "starting " + container);
         removeQuietly(containers, container, failure);
@@ -147,10 +167,20 @@ final class DockerBackend implements SandboxBackend {
     };
   }
 
-  /** Why a container that is neither running nor paused stopped, as the engine recorded it. */
-  private static RuntimeFailure stopped(ContainerState state) {
+  /**
+   * Why a container that is neither running nor paused stopped, as the engine recorded it: exit
+   * code, signal and OOM flag are safe to show, and its volume still holds the workspace, which a
+   * resume restarts it on.
+   */
+  static RuntimeFailure stopped(ContainerState state) {
+    Kind kind = state.oomKilled() ? OOM_KILLED : STOPPED;
+    String safe =
+        "The sandbox's container stopped ("
+            + state.exitSummary()
+            + "); its workspace is kept: resume the sandbox to restart it.";
     return new RuntimeFailure(
-        state.oomKilled() ? Kind.OUT_OF_MEMORY : Kind.EXITED,
+        kind,
+        safe,
         "container " + state.id() + " is " + state.status() + " (" + state.exitSummary() + ")");
   }
 
@@ -191,11 +221,11 @@ final class DockerBackend implements SandboxBackend {
               .orElseThrow(
                   () ->
                       failure(
-                          Kind.EXITED,
+                          GONE,
                           "container " + container + " of " + handle.sandboxId() + " is gone"));
       RuntimeHandle resumed = thawOrRestart(handle, state);
       awaitAnswer(container, DockerHandles.port(resumed), deadline);
-      return resumed;
+      return remembered(resumed);
     } catch (EngineException e) {
       throw failure(Kind.ENGINE_UNREACHABLE, e.getMessage(), e);
     }
@@ -241,6 +271,7 @@ final class DockerBackend implements SandboxBackend {
 
   @Override
   public void destroy(RuntimeHandle handle) {
+    known.remove(handle.attributes().getOrDefault(DockerHandles.CONTAINER, ""));
     containers.remove(DockerHandles.container(handle));
     containers.removeVolume(ContainerSpec.volumeName(handle.sandboxId()));
   }
@@ -257,15 +288,21 @@ final class DockerBackend implements SandboxBackend {
         listed(sandboxId, String.valueOf(summary.get("Id"))).ifPresent(found::add);
       }
     }
+    found.addAll(orphanVolumes(withContainer));
+    return found;
+  }
+
+  /** Workspace volumes whose container is gone: a create cut short, or a removal half done. */
+  private List<RuntimeHandle> orphanVolumes(Set<String> withContainer) {
+    List<RuntimeHandle> orphans = new ArrayList<>();
     for (Map<String, Object> volume : containers.listVolumes(ours())) {
       String sandboxId =
           String.valueOf(ContainerState.map(volume.get("Labels")).get(LABEL_SANDBOX));
       if (!withContainer.contains(sandboxId) && !starting.contains(sandboxId)) {
-        // A create cut short between the volume and the container, or a removal half done.
-        found.add(DockerHandles.volumeOnly(sandboxId, String.valueOf(volume.get("Name"))));
+        orphans.add(DockerHandles.volumeOnly(sandboxId, String.valueOf(volume.get("Name"))));
       }
     }
-    return found;
+    return orphans;
   }
 
   // Only this control plane's: another Paddock on the same engine (a second data directory)
@@ -289,6 +326,46 @@ final class DockerBackend implements SandboxBackend {
     return Optional.of(adopted(sandboxId, state.get()));
   }
 
+  /**
+   * One labelled container list ({@code docker ps -a}) instead of an inspect per sandbox: running
+   * and paused containers are judged from the list (plus the agent's {@code /alive} for running
+   * ones); only containers the list shows stopped, or whose agent port this backend has not seen
+   * yet, are inspected, for their exit code, OOM flag or ready line.
+   */
+  @Override
+  public List<ListedRuntime> listWithState() {
+    List<ListedRuntime> found = new ArrayList<>();
+    Set<String> withContainer = new HashSet<>();
+    for (Map<String, Object> summary : containers.listContainers(ours())) {
+      String sandboxId =
+          String.valueOf(ContainerState.map(summary.get("Labels")).get(LABEL_SANDBOX));
+      withContainer.add(sandboxId);
+      if (!starting.contains(sandboxId)) {
+        listedWithState(sandboxId, summary).ifPresent(found::add);
+      }
+    }
+    for (RuntimeHandle volume : orphanVolumes(withContainer)) {
+      found.add(new ListedRuntime(volume, RuntimeState.missing()));
+    }
+    return found;
+  }
+
+  private Optional<ListedRuntime> listedWithState(String sandboxId, Map<String, Object> summary) {
+    String id = String.valueOf(summary.get("Id"));
+    String status = String.valueOf(summary.get("State"));
+    RuntimeHandle handle = known.get(id);
+    if (handle != null && (status.equals("running") || status.equals("paused"))) {
+      RuntimeState state = status.equals("paused") ? state(SandboxStatus.PAUSED) : running(handle);
+      return Optional.of(new ListedRuntime(handle, state));
+    }
+    return listed(sandboxId, id).map(h -> new ListedRuntime(h, inspect(h)));
+  }
+
+  private RuntimeHandle remembered(RuntimeHandle handle) {
+    known.put(handle.attributes().getOrDefault(DockerHandles.CONTAINER, ""), handle);
+    return handle;
+  }
+
   /** The handle of a container found by its labels (after a control-plane restart). */
   private RuntimeHandle adopted(String sandboxId, ContainerState state) {
     int port = 0;
@@ -303,7 +380,8 @@ final class DockerBackend implements SandboxBackend {
       }
     }
     try {
-      return handles.handle(sandboxId, state, port);
+      RuntimeHandle handle = handles.handle(sandboxId, state, port);
+      return port > 0 || !state.hostNetwork() ? remembered(handle) : handle;
     } catch (RuntimeStartException e) {
       return handles.portless(sandboxId, state);
     }

@@ -379,6 +379,31 @@ class DockerBackendTest {
   }
 
   @Test
+  void listWithStateReportsEachSandboxAsInspectDoesWithItsHandle() {
+    var running = sandboxes.start("sb-lws-running", spec());
+    var paused = sandboxes.start("sb-lws-paused", spec());
+    backend.pause(paused.handle());
+    var killed = sandboxes.start("sb-lws-killed", spec());
+    assertThat(engine.post("/containers/" + killed.container() + "/kill", null).status())
+        .isEqualTo(204);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> backend.inspect(killed.handle()).status() == SandboxStatus.ERROR);
+
+    Map<String, dev.paddock.api.spi.ListedRuntime> listed = new java.util.HashMap<>();
+    backend.listWithState().forEach(l -> listed.put(l.handle().sandboxId(), l));
+
+    assertThat(listed.get("sb-lws-running").handle()).isEqualTo(running.handle());
+    assertThat(listed.get("sb-lws-running").state().status()).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(listed.get("sb-lws-paused").state().status()).isEqualTo(SandboxStatus.PAUSED);
+    assertThat(listed.get("sb-lws-killed").state().status()).isEqualTo(SandboxStatus.ERROR);
+    assertThat(listed.get("sb-lws-killed").state().failure().orElseThrow().safeMessage())
+        .contains("exit code 137, signal 9 (SIGKILL)");
+    assertThat(listed.get("sb-lws-killed").handle().attributes())
+        .containsEntry("volume", ContainerSpec.volumeName("sb-lws-killed"));
+  }
+
+  @Test
   void engineRefusalsAreClassified() {
     assertThat(ContainerStart.exitKind(121, false, List.of())).isEqualTo(Kind.IMAGE_UNSUITABLE);
     assertThat(ContainerStart.exitKind(124, false, List.of())).isEqualTo(Kind.CALLBACK_UNREACHABLE);

@@ -95,6 +95,16 @@ final class DockerTestEngine {
     return built;
   }
 
+  /**
+   * The OCI runtime the tests run sandboxes under: the system property {@code
+   * paddock.test.docker.runtime} (the runsc execution of the isolation suite sets it), else the
+   * engine's default.
+   */
+  static Optional<String> runtime() {
+    return Optional.ofNullable(System.getProperty("paddock.test.docker.runtime"))
+        .filter(s -> !s.isBlank());
+  }
+
   /** Settings for a backend on the test engine: host networking, no pulls, short grace. */
   static Map<String, String> settings(Map<String, String> overrides) {
     Map<String, String> settings = new HashMap<>();
@@ -107,6 +117,7 @@ final class DockerTestEngine {
     settings.put("docker.ready-timeout", "60s");
     settings.put("docker.memory", "512m");
     settings.put("docker.pids-limit", "256");
+    runtime().ifPresent(runtime -> settings.put("docker.runtime", runtime));
     settings.putAll(overrides);
     return settings;
   }
