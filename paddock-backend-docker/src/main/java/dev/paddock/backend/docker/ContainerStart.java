@@ -184,13 +184,9 @@ final class ContainerStart {
             + state.exitSummary()
             + ")"
             + tailDetail(tail);
-    // The exit code and signal are safe to show (no output, no paths), and tell a kill from a
-    // crash.
-    String safe =
-        kind.equals(Kind.EXITED)
-            ? "The sandbox's agent stopped while starting (" + state.exitSummary() + ")."
-            : kind.safeMessage();
-    return new RuntimeStartException(new RuntimeFailure(kind, safe, raw));
+    // The shared kinds' messages (the contract suite holds every backend to them); the exit code
+    // and signal are in the raw detail, which the control plane logs.
+    return new RuntimeStartException(new RuntimeFailure(kind, raw));
   }
 
   static Kind exitKind(int code, boolean oom, List<String> tail) {

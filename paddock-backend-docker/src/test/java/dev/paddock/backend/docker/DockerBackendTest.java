@@ -190,8 +190,10 @@ class DockerBackendTest {
         .atMost(java.time.Duration.ofSeconds(20))
         .until(() -> backend.inspect(sandbox.handle()).status() == SandboxStatus.ERROR);
     RuntimeState stopped = backend.inspect(sandbox.handle());
-    assertThat(stopped.failure().orElseThrow().kind()).isEqualTo(Kind.EXITED);
-    assertThat(stopped.failure().orElseThrow().rawDetail()).contains("exit code 137");
+    assertThat(stopped.failure().orElseThrow().kind()).isEqualTo(DockerBackend.STOPPED);
+    assertThat(stopped.failure().orElseThrow().safeMessage())
+        .contains("exit code 137, signal 9 (SIGKILL)")
+        .doesNotContain("while starting");
 
     RuntimeHandle resumed = backend.resume(sandbox.handle());
     sandboxes.track(resumed);
