@@ -25,3 +25,9 @@ docker info --format 'CI: Docker Engine {{.ServerVersion}}, {{.Driver}}, cgroup 
 
 bash paddock-backend-docker/src/main/sh/build-sandbox-image.sh
 export PADDOCK_TEST_REQUIRE_DOCKER=true
+
+# gVisor: the Docker isolation suite runs a second time under runsc (Debian's package), registered
+# with dockerd as the runtime "runsc" with the ptrace platform (no KVM on our machines). A reload
+# (SIGHUP) picks the runtime up; dockerd reloads "runtimes" without restarting, so running
+# containers are untouched, and a dockerd that already knows runsc is left alone.
+source .ci/runsc.sh

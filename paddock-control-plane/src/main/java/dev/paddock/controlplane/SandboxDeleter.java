@@ -6,6 +6,7 @@ import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.store.SandboxRecord;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +47,7 @@ final class SandboxDeleter {
         return;
       }
       try {
-        capture.captureHeld(current.get(), Optional.empty());
+        capture.captureBeforeDelete(current.get());
       } catch (WorkspaceArchiver.ArchiveFailure e) {
         throw new SandboxException(
             "could not delete sandbox "
@@ -72,9 +73,22 @@ final class SandboxDeleter {
     if (current.isEmpty()) {
       return;
     }
-    current.get().runtime().ifPresent(handle -> tearDown(id, handle));
+    if (current.get().runtime().isPresent()) {
+      tearDown(id, current.get().runtime().get());
+    } else {
+      unrecordedRuntimes(id).forEach(handle -> tearDown(id, handle));
+    }
     context.store().delete(id);
     context.views().forget(id);
+  }
+
+  /**
+   * A record without a runtime (its start was cut short by a control-plane crash) may still have
+   * one the backend made and labelled before the crash: an agent that would otherwise outlive the
+   * delete, still taking the create's key, until a reconcile pass reaped it.
+   */
+  private List<RuntimeHandle> unrecordedRuntimes(String id) {
+    return context.backend().list().stream().filter(h -> h.sandboxId().equals(id)).toList();
   }
 
   private void tearDown(String id, RuntimeHandle handle) {

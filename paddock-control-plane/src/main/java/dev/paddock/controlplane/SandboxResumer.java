@@ -7,8 +7,10 @@ import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxStartException;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.RuntimeFailure;
+import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeStartException;
+import dev.paddock.api.spi.RuntimeState;
 import dev.paddock.store.SandboxRecord;
 import java.time.Instant;
 import java.util.List;
@@ -18,9 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Resumes paused sandboxes: admits the resume against capacity, thaws (or restarts) the runtime,
- * makes its agent take a new session key, and records it RUNNING. An agent that does not take the
- * new key is frozen again and the sandbox ends in ERROR: it may still accept an old key.
+ * Resumes paused sandboxes, and sandboxes whose runtime died (it is restarted on its workspace):
+ * admits the resume against capacity, thaws (or restarts) the runtime, makes its agent take a new
+ * session key, and records it RUNNING. An agent that does not take the new key is frozen again and
+ * the sandbox ends in ERROR: it may still accept an old key.
  */
 final class SandboxResumer {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxResumer.class);
@@ -38,10 +41,13 @@ final class SandboxResumer {
     try (SandboxPermits.Permit permit = context.awaitPermit(id, "resumed")) {
       SandboxRecord record =
           context.store().find(permit.sandboxId()).orElseThrow(() -> LifecycleErrors.notFound(id));
-      if (record.status() == SandboxStatus.RUNNING) {
+      boolean died = runtimeDied(record);
+      if (record.status() == SandboxStatus.RUNNING && !died) {
         return context.views().live(record);
       }
-      LifecycleErrors.requireStatus(record, SandboxStatus.PAUSED, "resumed");
+      if (!died) {
+        LifecycleErrors.requireStatus(record, SandboxStatus.PAUSED, "resumed");
+      }
       CompletableFuture<Void> done = context.inFlight().begin(id);
       try {
         return resumeHeld(record);
@@ -49,6 +55,21 @@ final class SandboxResumer {
         context.inFlight().end(id, done);
       }
     }
+  }
+
+  /**
+   * Whether the sandbox's runtime still exists but stopped (killed, crashed, OOM-killed): its
+   * workspace is kept, so a resume restarts it there with a new key, whatever the stored status
+   * (RUNNING until the reconcile loop sees the death, ERROR after). An engine that cannot be
+   * reached is not a death.
+   */
+  private boolean runtimeDied(SandboxRecord record) {
+    if (record.runtime().isEmpty() || record.status() == SandboxStatus.PAUSED) {
+      return false;
+    }
+    RuntimeState live = context.views().inspect(record.runtime().get(), record.status());
+    return live.status() == SandboxStatus.ERROR
+        && live.failure().map(f -> !f.kind().equals(Kind.ENGINE_UNREACHABLE)).orElse(false);
   }
 
   private SandboxInfo resumeHeld(SandboxRecord paused) {

@@ -1,9 +1,12 @@
 package dev.paddock.controlplane;
 
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.SandboxAgent;
 import dev.paddock.store.SandboxRecord;
+import java.util.EnumSet;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,6 +17,10 @@ import org.slf4j.LoggerFactory;
  */
 final class WorkspaceCapture {
   private static final Logger LOG = LoggerFactory.getLogger(WorkspaceCapture.class);
+
+  /** The statuses in which a runtime may still hold the sandbox's files. */
+  private static final Set<SandboxStatus> HOLDS_FILES =
+      EnumSet.of(SandboxStatus.RUNNING, SandboxStatus.PAUSED, SandboxStatus.ERROR);
 
   private final LifecycleContext context;
   private final Optional<WorkspaceArchiver> archiver;
@@ -54,26 +61,34 @@ final class WorkspaceCapture {
    * @throws WorkspaceArchiver.ArchiveFailure only when archiving is required
    */
   void captureHeld(SandboxRecord record, Optional<String> conversationId) {
+    capture(record, conversationId, false);
+  }
+
+  /**
+   * Captures the workspace before a delete. A runtime that still exists but cannot answer (paused,
+   * or stopped by a kill, a crash or the OOM killer: its workspace is still on disk) is brought
+   * back first, with no session key, so its agent can send the workspace; the delete removes it
+   * next. In required mode a runtime that cannot be brought back blocks the delete.
+   *
+   * @throws WorkspaceArchiver.ArchiveFailure only when archiving is required
+   */
+  void captureBeforeDelete(SandboxRecord record) {
+    capture(record, Optional.empty(), true);
+  }
+
+  private void capture(SandboxRecord record, Optional<String> conversationId, boolean wake) {
     ArchiveSettings settings = context.config().archives();
     String id = record.id();
     try {
-      if (record.status() == SandboxStatus.PAUSED) {
-        throw new WorkspaceArchiver.ArchiveFailure(
-            "it is paused, so its agent cannot send the workspace; resume it first", null);
-      }
-      if (record.status() != SandboxStatus.RUNNING || record.runtime().isEmpty()) {
+      Optional<SandboxAgent> agent = reachable(record, wake);
+      if (agent.isEmpty()) {
         LOG.info("sandbox {} is {}: no workspace to archive", id, record.status());
         return;
       }
-      SandboxAgent agent =
-          context
-              .keys()
-              .agent(record.runtime().get())
-              .orElseThrow(
-                  () -> new WorkspaceArchiver.ArchiveFailure("its agent is not answering", null));
       archiver
           .orElseThrow()
-          .capture(new WorkspaceArchiver.Source(id, record.ownerUserId(), conversationId, agent));
+          .capture(
+              new WorkspaceArchiver.Source(id, record.ownerUserId(), conversationId, agent.get()));
     } catch (WorkspaceArchiver.ArchiveFailure e) {
       LOG.warn(
           "sandbox {}: archiving its workspace failed{}: {}",
@@ -85,5 +100,47 @@ final class WorkspaceCapture {
         throw e;
       }
     }
+  }
+
+  /** The agent to archive from; empty when the sandbox has no runtime that could hold files. */
+  private Optional<SandboxAgent> reachable(SandboxRecord record, boolean wake) {
+    if (record.runtime().isEmpty() || !HOLDS_FILES.contains(record.status())) {
+      return Optional.empty();
+    }
+    RuntimeHandle handle = record.runtime().get();
+    if (record.status() != SandboxStatus.PAUSED) {
+      Optional<SandboxAgent> agent = context.keys().agent(handle);
+      if (agent.isPresent()) {
+        return agent;
+      }
+    }
+    if (!wake) {
+      throw new WorkspaceArchiver.ArchiveFailure(
+          record.status() == SandboxStatus.PAUSED
+              ? "it is paused, so its agent cannot send the workspace; resume it first"
+              : "its agent is not answering",
+          null);
+    }
+    if (context.views().inspect(handle, record.status()).status() == SandboxStatus.MISSING) {
+      return Optional.empty(); // nothing left that holds its files
+    }
+    return Optional.of(woken(record.id(), handle));
+  }
+
+  private SandboxAgent woken(String id, RuntimeHandle handle) {
+    RuntimeHandle up;
+    try {
+      up = context.backend().resume(handle);
+    } catch (RuntimeException e) {
+      throw new WorkspaceArchiver.ArchiveFailure(
+          "its runtime stopped and could not be brought back to send the workspace", e);
+    }
+    LOG.info("sandbox {}: runtime brought back (without a session key) to archive it", id);
+    context.records().change(id, r -> r.withRuntime(Optional.of(up)));
+    return context
+        .keys()
+        .agent(up)
+        .orElseThrow(
+            () -> new WorkspaceArchiver.ArchiveFailure("its agent is not answering", null));
   }
 }

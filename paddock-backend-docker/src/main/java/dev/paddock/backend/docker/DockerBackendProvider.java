@@ -17,6 +17,8 @@ import java.util.Map;
  * {@code docs/DOCKER.md} for the image contract.
  */
 public final class DockerBackendProvider implements SandboxBackendProvider {
+  private static final System.Logger LOG = System.getLogger("paddock.backend.docker");
+
   /** For {@link java.util.ServiceLoader}. */
   public DockerBackendProvider() {}
 
@@ -31,7 +33,8 @@ public final class DockerBackendProvider implements SandboxBackendProvider {
   }
 
   /**
-   * Builds (or finds) the agent runtime bundle; the engine is not contacted until the first call.
+   * Builds (or finds) the agent runtime bundle; the engine is contacted only to check {@code
+   * docker.runtime} when it is set.
    *
    * @throws IllegalArgumentException on a malformed setting, or when the agent jar is missing
    */
@@ -52,8 +55,36 @@ public final class DockerBackendProvider implements SandboxBackendProvider {
                   return RuntimeBundle.ensure(
                       docker.dataDir().resolve("runtime"), docker.agentJar(), docker.jvmOptions());
                 });
-    return new DockerBackend(
-        docker, DockerEngine.connect(docker.dockerHost(), Duration.ofSeconds(60)), bundle);
+    DockerEngine engine = DockerEngine.connect(docker.dockerHost(), Duration.ofSeconds(60));
+    docker.runtime().ifPresent(runtime -> requireRegistered(runtime, new EngineFeatures(engine)));
+    return new DockerBackend(docker, engine, bundle);
+  }
+
+  /**
+   * A runtime the engine does not know would fail every start with the engine's own words: say so
+   * now, naming the setting. An engine that is down is checked by its first start instead.
+   */
+  static void requireRegistered(String runtime, EngineFeatures features) {
+    List<String> registered;
+    try {
+      registered = features.runtimes();
+    } catch (DockerEngine.EngineException e) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "docker backend: cannot check docker.runtime={0} now: {1}",
+          runtime,
+          e.getMessage());
+      return;
+    }
+    if (!registered.contains(runtime)) {
+      throw new IllegalArgumentException(
+          "docker.runtime: the engine has no runtime named '"
+              + runtime
+              + "' (registered: "
+              + String.join(", ", registered)
+              + "); register it in /etc/docker/daemon.json under \"runtimes\" and reload dockerd,"
+              + " or leave docker.runtime unset for the engine's default");
+    }
   }
 
   @Override

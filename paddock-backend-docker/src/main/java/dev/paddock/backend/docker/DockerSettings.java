@@ -53,6 +53,9 @@ import java.util.regex.Pattern;
  * @param instance which control plane's containers these are ({@code docker.instance}, default a
  *     digest of the data directory): the label {@code paddock.instance} that {@code list()} filters
  *     on, so two Paddocks sharing an engine never adopt or reap each other's sandboxes
+ * @param runtime the OCI runtime containers run under ({@code docker.runtime}, e.g. {@code runsc}
+ *     for gVisor; default the engine's default runtime, usually runc); checked against the engine's
+ *     registered runtimes when the backend is created
  */
 record DockerSettings(
     String dockerHost,
@@ -73,7 +76,8 @@ record DockerSettings(
     Duration stopGrace,
     Optional<String> callbackUrl,
     Map<String, String> specEnv,
-    String instance) {
+    String instance,
+    Optional<String> runtime) {
 
   static final String DEFAULT_IMAGE = "paddock/sandbox:bookworm";
 
@@ -174,6 +178,16 @@ record DockerSettings(
                   "docker.instance",
                   "which control plane's containers these are (label paddock.instance)"))
           .withDefaultText("a digest of the data directory");
+  static final Setting<String> RUNTIME =
+      docker(
+              Setting.string(
+                      "docker.runtime",
+                      "the OCI runtime sandboxes run under, as registered with the engine"
+                          + " (runc; runsc for gVisor)")
+                  .requiring(
+                      v -> v.matches("[A-Za-z0-9][A-Za-z0-9_.-]*"),
+                      "a runtime name from docker info's Runtimes, e.g. runc or runsc"))
+          .withDefaultText("the engine's default runtime");
 
   /** Every setting this backend reads. */
   static final List<Setting<?>> DECLARED =
@@ -198,7 +212,8 @@ record DockerSettings(
           STOP_GRACE,
           CALLBACK_URL,
           SPEC_ENV,
-          INSTANCE);
+          INSTANCE,
+          RUNTIME);
 
   DockerSettings {
     workerPorts = List.copyOf(workerPorts);
@@ -251,7 +266,8 @@ record DockerSettings(
         s.get(STOP_GRACE),
         s.find(CALLBACK_URL),
         s.get(SPEC_ENV),
-        s.find(INSTANCE).orElseGet(() -> instanceOf(dataDir)));
+        s.find(INSTANCE).orElseGet(() -> instanceOf(dataDir)),
+        s.find(RUNTIME));
   }
 
   /** The URL of a published port. */

@@ -25,7 +25,14 @@ import org.junit.jupiter.api.Test;
  * machines forbid in tests, so that part is opt-in: {@code PADDOCK_TEST_DOCKER_BRIDGE=true}.
  */
 class BridgeModeTest {
-  private static DockerBackend bridgeBackend(Map<String, String> extra) {
+  private static ContainerSpec bridgeSpec() {
+    DockerSettings docker = DockerSettings.from(bridgeSettings(Map.of()));
+    DockerEngine engine =
+        DockerEngine.connect("unix:///nonexistent.sock", java.time.Duration.ofSeconds(1));
+    return new ContainerSpec(docker, Path.of("/nonexistent/bundle"), new EngineFeatures(engine));
+  }
+
+  private static Map<String, String> bridgeSettings(Map<String, String> extra) {
     Map<String, String> settings =
         new java.util.HashMap<>(
             Map.of(
@@ -34,39 +41,34 @@ class BridgeModeTest {
                 "docker.url-host", "sandboxes.example.com",
                 "docker.url-pattern", "https://{host}:{port}/"));
     settings.putAll(extra);
-    DockerSettings docker = DockerSettings.from(settings);
-    return new DockerBackend(
-        docker,
-        DockerEngine.connect("unix:///nonexistent.sock", java.time.Duration.ofSeconds(1)),
-        Path.of("/nonexistent/bundle"));
+    return settings;
   }
 
   @Test
   void portsArePublishedWithEngineChosenHostPortsOnTheBindAddress() {
-    try (DockerBackend backend = bridgeBackend(Map.of())) {
-      Map<String, Object> body =
-          backend.containerBody(
-              Sandboxes.request(
-                  "sb-bridge",
-                  SandboxSpec.builder("img:1").build(),
-                  Sandboxes.newKey(),
-                  Sandboxes.newKey()),
-              "img:1");
-      Map<String, Object> host = DockerBackend.map(body.get("HostConfig"));
-      assertThat(host.get("NetworkMode")).isEqualTo("bridge");
-      assertThat(DockerBackend.map(body.get("ExposedPorts")))
-          .containsOnlyKeys("8000/tcp", "12000/tcp", "12001/tcp");
-      Map<String, Object> bindings = DockerBackend.map(host.get("PortBindings"));
-      assertThat(bindings.get("8000/tcp"))
-          .isEqualTo(List.of(Map.of("HostIp", "127.0.0.1", "HostPort", "")));
-      assertThat(host.get("ExtraHosts")).isEqualTo(List.of("host.docker.internal:host-gateway"));
-      assertThat(String.valueOf(body.get("Cmd"))).contains("--host, 0.0.0.0, --port, 8000");
-      assertThat(host.get("CapDrop")).isEqualTo(List.of("ALL"));
-      assertThat(host.get("SecurityOpt")).isEqualTo(List.of("no-new-privileges"));
-      assertThat(host.get("Init")).isEqualTo(true);
-      assertThat(((Number) host.get("Memory")).longValue()).isEqualTo(2L << 30);
-      assertThat(host).doesNotContainKey("Ulimits");
-    }
+    Map<String, Object> body =
+        bridgeSpec()
+            .body(
+                Sandboxes.request(
+                    "sb-bridge",
+                    SandboxSpec.builder("img:1").build(),
+                    Sandboxes.newKey(),
+                    Sandboxes.newKey()),
+                "img:1");
+    Map<String, Object> host = ContainerState.map(body.get("HostConfig"));
+    assertThat(host.get("NetworkMode")).isEqualTo("bridge");
+    assertThat(ContainerState.map(body.get("ExposedPorts")))
+        .containsOnlyKeys("8000/tcp", "12000/tcp", "12001/tcp");
+    Map<String, Object> bindings = ContainerState.map(host.get("PortBindings"));
+    assertThat(bindings.get("8000/tcp"))
+        .isEqualTo(List.of(Map.of("HostIp", "127.0.0.1", "HostPort", "")));
+    assertThat(host.get("ExtraHosts")).isEqualTo(List.of("host.docker.internal:host-gateway"));
+    assertThat(String.valueOf(body.get("Cmd"))).contains("--host, 0.0.0.0, --port, 8000");
+    assertThat(host.get("CapDrop")).isEqualTo(List.of("ALL"));
+    assertThat(host.get("SecurityOpt")).isEqualTo(List.of("no-new-privileges"));
+    assertThat(host.get("Init")).isEqualTo(true);
+    assertThat(((Number) host.get("Memory")).longValue()).isEqualTo(2L << 30);
+    assertThat(host).doesNotContainKey("Ulimits");
   }
 
   @Test
@@ -79,7 +81,7 @@ class BridgeModeTest {
                 Map.of(
                     "8000/tcp", List.of(Map.of("HostIp", "127.0.0.1", "HostPort", "49153")),
                     "12000/tcp", List.of(Map.of("HostIp", "127.0.0.1", "HostPort", "49154")))));
-    assertThat(DockerBackend.publishedPorts(inspect))
+    assertThat(ContainerState.parse(inspect).publishedPorts())
         .containsEntry(8000, 49153)
         .containsEntry(12000, 49154);
     DockerSettings settings =

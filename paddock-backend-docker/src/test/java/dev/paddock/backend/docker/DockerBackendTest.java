@@ -65,7 +65,7 @@ class DockerBackendTest {
   }
 
   private Map<String, Object> container(String id) {
-    return ((DockerBackend) backend).inspectJson(id).orElseThrow();
+    return engine.get("/containers/" + id + "/json").json();
   }
 
   @Test
@@ -88,12 +88,12 @@ class DockerBackendTest {
       var sandbox = sandboxes.start("sb-per-sandbox", spec);
 
       Map<String, Object> json = container(sandbox.container());
-      Map<String, Object> config = DockerBackend.map(json.get("Config"));
+      Map<String, Object> config = ContainerState.map(json.get("Config"));
       assertThat(config.get("Image")).isEqualTo(copy);
       assertThat(config.get("WorkingDir")).isEqualTo("/workspace/project");
-      assertThat(DockerBackend.map(config.get("Labels")))
+      assertThat(ContainerState.map(config.get("Labels")))
           .containsEntry("paddock.spec-id", "not-an-image-but-a-spec-id");
-      Map<String, Object> host = DockerBackend.map(json.get("HostConfig"));
+      Map<String, Object> host = ContainerState.map(json.get("HostConfig"));
       assertThat(((Number) host.get("Memory")).longValue()).isEqualTo(300L << 20);
       assertThat(((Number) host.get("MemorySwap")).longValue()).isEqualTo(300L << 20);
       assertThat(((Number) host.get("NanoCpus")).longValue()).isEqualTo(500_000_000L);
@@ -124,7 +124,7 @@ class DockerBackendTest {
 
     var sandbox = sandboxes.start("sb-disk", spec);
 
-    Map<String, Object> host = DockerBackend.map(container(sandbox.container()).get("HostConfig"));
+    Map<String, Object> host = ContainerState.map(container(sandbox.container()).get("HostConfig"));
     org.junit.jupiter.api.Assumptions.assumeTrue(
         host.get("StorageOpt") == null, "this engine's storage driver enforces disk limits");
     assertThat(sandbox.handle().unenforcedLimits()).containsExactly("disk");
@@ -140,21 +140,21 @@ class DockerBackendTest {
 
     Map<String, Object> json = container(sandbox.container());
     Map<String, Object> labels =
-        DockerBackend.map(DockerBackend.map(json.get("Config")).get("Labels"));
+        ContainerState.map(ContainerState.map(json.get("Config")).get("Labels"));
     assertThat(labels)
         .containsEntry("paddock.managed", "true")
         .containsEntry("paddock.sandbox-id", "sb-labels")
         .containsEntry("paddock.spec-id", DockerTestEngine.IMAGE);
-    Map<String, Object> host = DockerBackend.map(json.get("HostConfig"));
+    Map<String, Object> host = ContainerState.map(json.get("HostConfig"));
     assertThat(((Number) host.get("Memory")).longValue()).isEqualTo(512L << 20);
     assertThat(((Number) host.get("PidsLimit")).longValue()).isEqualTo(256);
     assertThat(host.get("Privileged")).isEqualTo(false);
     List<?> mounts = (List<?>) json.get("Mounts");
     assertThat(mounts)
-        .extracting(m -> DockerBackend.map(m).get("Destination"))
+        .extracting(m -> ContainerState.map(m).get("Destination"))
         .containsExactlyInAnyOrder("/opt/paddock", "/workspace");
     assertThat(mounts)
-        .extracting(m -> String.valueOf(DockerBackend.map(m).get("Source")))
+        .extracting(m -> String.valueOf(ContainerState.map(m).get("Source")))
         .noneMatch(source -> source.contains("docker.sock"));
     assertThat(backend.inspect(sandbox.handle()).status()).isEqualTo(SandboxStatus.RUNNING);
   }
@@ -170,7 +170,7 @@ class DockerBackendTest {
     assertThat(backend.inspect(sandbox.handle()).status()).isEqualTo(SandboxStatus.PAUSED);
     assertThat(
             String.valueOf(
-                DockerBackend.map(container(sandbox.container()).get("State")).get("Status")))
+                ContainerState.map(container(sandbox.container()).get("State")).get("Status")))
         .isEqualTo("paused");
 
     RuntimeHandle resumed = backend.resume(sandbox.handle());
@@ -190,8 +190,10 @@ class DockerBackendTest {
         .atMost(java.time.Duration.ofSeconds(20))
         .until(() -> backend.inspect(sandbox.handle()).status() == SandboxStatus.ERROR);
     RuntimeState stopped = backend.inspect(sandbox.handle());
-    assertThat(stopped.failure().orElseThrow().kind()).isEqualTo(Kind.EXITED);
-    assertThat(stopped.failure().orElseThrow().rawDetail()).contains("exit code 137");
+    assertThat(stopped.failure().orElseThrow().kind()).isEqualTo(DockerBackend.STOPPED);
+    assertThat(stopped.failure().orElseThrow().safeMessage())
+        .contains("exit code 137, signal 9 (SIGKILL)")
+        .doesNotContain("while starting");
 
     RuntimeHandle resumed = backend.resume(sandbox.handle());
     sandboxes.track(resumed);
@@ -209,7 +211,7 @@ class DockerBackendTest {
     List<?> mounts = (List<?>) container(sandbox.container()).get("Mounts");
     String volume =
         mounts.stream()
-            .map(DockerBackend::map)
+            .map(ContainerState::map)
             .filter(m -> "/workspace".equals(m.get("Destination")))
             .map(m -> String.valueOf(m.get("Name")))
             .findFirst()
@@ -317,7 +319,7 @@ class DockerBackendTest {
             failure -> {
               assertThat(failure.failure().kind()).isEqualTo(Kind.EXITED);
               assertThat(failure.failure().rawDetail())
-                  .contains("exited with code 2")
+                  .contains("stopped while starting (exit code 2)")
                   .contains("unknown option --no-such-option");
             });
   }
@@ -382,14 +384,39 @@ class DockerBackendTest {
   }
 
   @Test
+  void listWithStateReportsEachSandboxAsInspectDoesWithItsHandle() {
+    var running = sandboxes.start("sb-lws-running", spec());
+    var paused = sandboxes.start("sb-lws-paused", spec());
+    backend.pause(paused.handle());
+    var killed = sandboxes.start("sb-lws-killed", spec());
+    assertThat(engine.post("/containers/" + killed.container() + "/kill", null).status())
+        .isEqualTo(204);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> backend.inspect(killed.handle()).status() == SandboxStatus.ERROR);
+
+    Map<String, dev.paddock.api.spi.ListedRuntime> listed = new java.util.HashMap<>();
+    backend.listWithState().forEach(l -> listed.put(l.handle().sandboxId(), l));
+
+    assertThat(listed.get("sb-lws-running").handle()).isEqualTo(running.handle());
+    assertThat(listed.get("sb-lws-running").state().status()).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(listed.get("sb-lws-paused").state().status()).isEqualTo(SandboxStatus.PAUSED);
+    assertThat(listed.get("sb-lws-killed").state().status()).isEqualTo(SandboxStatus.ERROR);
+    assertThat(listed.get("sb-lws-killed").state().failure().orElseThrow().safeMessage())
+        .contains("exit code 137, signal 9 (SIGKILL)");
+    assertThat(listed.get("sb-lws-killed").handle().attributes())
+        .containsEntry("volume", ContainerSpec.volumeName("sb-lws-killed"));
+  }
+
+  @Test
   void engineRefusalsAreClassified() {
-    assertThat(DockerBackend.exitKind(121, false, List.of())).isEqualTo(Kind.IMAGE_UNSUITABLE);
-    assertThat(DockerBackend.exitKind(124, false, List.of())).isEqualTo(Kind.CALLBACK_UNREACHABLE);
-    assertThat(DockerBackend.exitKind(137, true, List.of())).isEqualTo(Kind.OUT_OF_MEMORY);
+    assertThat(ContainerStart.exitKind(121, false, List.of())).isEqualTo(Kind.IMAGE_UNSUITABLE);
+    assertThat(ContainerStart.exitKind(124, false, List.of())).isEqualTo(Kind.CALLBACK_UNREACHABLE);
+    assertThat(ContainerStart.exitKind(137, true, List.of())).isEqualTo(Kind.OUT_OF_MEMORY);
     assertThat(
-            DockerBackend.exitKind(
+            ContainerStart.exitKind(
                 1, false, List.of("java.net.BindException: Address already in use")))
         .isEqualTo(Kind.PORT_TAKEN);
-    assertThat(DockerBackend.exitKind(3, false, List.of("boom"))).isEqualTo(Kind.EXITED);
+    assertThat(ContainerStart.exitKind(3, false, List.of("boom"))).isEqualTo(Kind.EXITED);
   }
 }

@@ -77,6 +77,17 @@ class DockerIsolationTest {
     assertThat(Sandboxes.stdout(run("echo still-here"))).contains("still-here");
   }
 
+  /** The whole suite runs once under the engine's default runtime and once under runsc (CI). */
+  @Test
+  void theSandboxRunsUnderTheConfiguredOciRuntime() {
+    String expected =
+        DockerTestEngine.runtime()
+            .orElseGet(() -> new EngineFeatures(engine).defaultRuntime().orElse("runc"));
+    ContainerState container =
+        ContainerState.parse(engine.get("/containers/" + sandbox.container() + "/json").json());
+    assertThat(container.runtime()).isEqualTo(expected);
+  }
+
   @Test
   void commandsRunAsAnUnprivilegedUserWithoutCapabilities() {
     Map<String, Object> result =

@@ -95,6 +95,16 @@ final class DockerTestEngine {
     return built;
   }
 
+  /**
+   * The OCI runtime the tests run sandboxes under: the system property {@code
+   * paddock.test.docker.runtime} (the runsc execution of the isolation suite sets it), else the
+   * engine's default.
+   */
+  static Optional<String> runtime() {
+    return Optional.ofNullable(System.getProperty("paddock.test.docker.runtime"))
+        .filter(s -> !s.isBlank());
+  }
+
   /** Settings for a backend on the test engine: host networking, no pulls, short grace. */
   static Map<String, String> settings(Map<String, String> overrides) {
     Map<String, String> settings = new HashMap<>();
@@ -107,6 +117,7 @@ final class DockerTestEngine {
     settings.put("docker.ready-timeout", "60s");
     settings.put("docker.memory", "512m");
     settings.put("docker.pids-limit", "256");
+    runtime().ifPresent(runtime -> settings.put("docker.runtime", runtime));
     settings.putAll(overrides);
     return settings;
   }
@@ -115,24 +126,36 @@ final class DockerTestEngine {
     return new DockerBackendProvider().create(settings(overrides));
   }
 
-  /** Ids of every container labelled {@code paddock.managed=true}, running or not. */
+  /**
+   * Ids of every container labelled {@code paddock.managed=true}, running or not, and (as {@code
+   * volume:<name>}) of every volume so labelled: workspaces must not leak either.
+   */
   static Set<String> managedContainers(DockerEngine engine) {
     String filters =
         URLEncoder.encode(
             "{\"label\":[\"" + DockerBackend.LABEL_MANAGED + "=true\"]}", StandardCharsets.UTF_8);
     List<Map<String, Object>> list =
         engine.get("/containers/json?all=1&filters=" + filters).jsonList();
-    return list.stream().map(c -> String.valueOf(c.get("Id"))).collect(Collectors.toSet());
+    Set<String> found =
+        list.stream().map(c -> String.valueOf(c.get("Id"))).collect(Collectors.toSet());
+    Object volumes = engine.get("/volumes?filters=" + filters).json().get("Volumes");
+    if (volumes instanceof List<?> named) {
+      named.forEach(v -> found.add("volume:" + ContainerState.map(v).get("Name")));
+    }
+    return found;
   }
 
-  /** Fails when containers labelled by Paddock exist that were not there before. */
+  /** Fails when containers or volumes labelled by Paddock exist that were not there before. */
   static void assertNoNewContainers(DockerEngine engine, Set<String> before) {
     Set<String> now = managedContainers(engine);
     now.removeAll(before);
-    if (!now.isEmpty()) {
-      now.forEach(id -> engine.delete("/containers/" + id + "?v=1&force=1"));
-    }
-    assertThat(now).as("containers left behind (now removed)").isEmpty();
+    now.stream()
+        .filter(id -> !id.startsWith("volume:"))
+        .forEach(id -> engine.delete("/containers/" + id + "?v=1&force=1"));
+    now.stream()
+        .filter(id -> id.startsWith("volume:"))
+        .forEach(id -> engine.delete("/volumes/" + id.substring("volume:".length())));
+    assertThat(now).as("containers and volumes left behind (now removed)").isEmpty();
   }
 
   /** Tags the test image under another name (specs are images; two specs need two names). */

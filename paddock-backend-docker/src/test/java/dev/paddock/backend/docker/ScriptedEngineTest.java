@@ -104,6 +104,7 @@ class ScriptedEngineTest {
                       .contains("would not enforce the sandbox's limits"));
     }
     assertThat(requests).contains("DELETE /containers/c0ffee?v=1&force=1");
+    assertThat(requests).contains("DELETE /volumes/paddock-sb-scripted-workspace");
     assertThat(requests).noneMatch(r -> r.endsWith("/start"));
   }
 
@@ -195,6 +196,8 @@ class ScriptedEngineTest {
       reply(out, 200, "OK", List.of("API-Version: 1.41"));
     } else if (method.equals("GET") && path.startsWith("/images/")) {
       reply(out, 200, "{}", List.of());
+    } else if (method.equals("POST") && path.startsWith("/volumes/create")) {
+      reply(out, 201, "{\"Name\":\"paddock-sb-scripted-workspace\"}", List.of());
     } else if (method.equals("POST") && path.startsWith("/containers/create")) {
       reply(
           out,

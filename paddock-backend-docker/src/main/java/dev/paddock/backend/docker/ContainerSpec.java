@@ -1,0 +1,237 @@
+package dev.paddock.backend.docker;
+
+import dev.paddock.api.Resources;
+import dev.paddock.api.SandboxSpec;
+import dev.paddock.api.spi.RuntimeRequest;
+import dev.paddock.backend.kit.RuntimeBundle;
+import dev.paddock.backend.kit.protocol.AgentSecrets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
+
+/**
+ * The Engine's create body for a sandbox's container: the agent from the read-only bundle as root
+ * with a small capability set, commands as the run-as user, the workspace on the sandbox's own
+ * labelled volume, the spec's limits (else the backend's defaults), and in bridge mode the agent's
+ * and worker ports published on the bind address. Also names the container and its volume.
+ */
+final class ContainerSpec {
+  static final String LABEL_MANAGED = "paddock.managed";
+  static final String LABEL_SANDBOX = "paddock.sandbox-id";
+  static final String LABEL_SPEC = "paddock.spec-id";
+  static final String LABEL_ADMIN = "paddock.admin-key-sha256";
+  static final String LABEL_NETWORK = "paddock.network";
+  static final String LABEL_INSTANCE = "paddock.instance";
+  static final String LABEL_UNENFORCED = "paddock.unenforced";
+
+  private static final System.Logger LOG = System.getLogger("paddock.backend.docker");
+  private static final Pattern NAME_UNSAFE = Pattern.compile("[^a-zA-Z0-9_.-]");
+  private static final String EVENTS_DIR = "/var/lib/paddock-agent/events";
+  private static final String HOME_DIR = "/home/paddock";
+
+  private final DockerSettings settings;
+  private final Path bundle;
+  private final EngineFeatures features;
+
+  ContainerSpec(DockerSettings settings, Path bundle, EngineFeatures features) {
+    this.settings = settings;
+    this.bundle = bundle;
+    this.features = features;
+  }
+
+  static String containerName(String sandboxId) {
+    return "paddock-" + NAME_UNSAFE.matcher(sandboxId).replaceAll("_");
+  }
+
+  /** The workspace volume: kept while the container is, so a crashed sandbox keeps its files. */
+  static String volumeName(String sandboxId) {
+    return containerName(sandboxId) + "-workspace";
+  }
+
+  static String workspace(SandboxSpec spec) {
+    String dir = spec.workingDir();
+    return dir.isBlank() || dir.equals(".") ? "/workspace" : dir;
+  }
+
+  /** The labels that find a sandbox's container and volume from the moment they exist. */
+  Map<String, String> ownership(String sandboxId) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(LABEL_MANAGED, "true");
+    labels.put(LABEL_SANDBOX, sandboxId);
+    labels.put(LABEL_INSTANCE, settings.instance());
+    return labels;
+  }
+
+  Map<String, Object> body(RuntimeRequest request, String image) {
+    SandboxSpec spec = request.spec();
+    String workspace = workspace(spec);
+    Map<String, Object> labels = labels(request);
+    Map<String, Object> host = hostConfig(request.sandboxId(), workspace);
+    if (!limits(spec, host)) {
+      // Read back into every handle of this container, also after a control-plane restart.
+      labels.put(LABEL_UNENFORCED, "disk");
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("Image", image);
+    body.put("Entrypoint", List.of("/bin/sh", RuntimeBundle.MOUNT + "/bin/paddock-sandbox"));
+    body.put("Cmd", agentArgs(spec, workspace));
+    body.put("Env", env(request));
+    body.put("Labels", labels);
+    body.put("User", "0:0");
+    body.put("WorkingDir", workspace);
+    body.put("OpenStdin", true);
+    body.put("StdinOnce", true);
+    body.put("AttachStdin", true);
+    body.put("AttachStdout", true);
+    body.put("AttachStderr", true);
+    body.put("Tty", false);
+    if (!settings.hostNetwork()) {
+      body.put("ExposedPorts", exposedPorts());
+    }
+    body.put("HostConfig", host);
+    return body;
+  }
+
+  private Map<String, Object> labels(RuntimeRequest request) {
+    Map<String, Object> labels = new LinkedHashMap<>(ownership(request.sandboxId()));
+    labels.put(LABEL_SPEC, request.spec().id());
+    labels.put(LABEL_NETWORK, settings.network());
+    if (!request.adminKeyDigest().isEmpty()) {
+      // A digest, not a key: it lets a restarted container take its admin key again.
+      labels.put(LABEL_ADMIN, AgentSecrets.checkedDigest(request.adminKeyDigest()));
+    }
+    return labels;
+  }
+
+  // The spec's variables, then the request's over them (the same name given twice would leave the
+  // engine to pick one).
+  private List<String> env(RuntimeRequest request) {
+    Map<String, String> variables = new LinkedHashMap<>(request.spec().initialEnv());
+    variables.putAll(request.env());
+    List<String> env = new ArrayList<>();
+    variables.forEach((k, v) -> env.add(k + "=" + v));
+    env.add("PADDOCK_MANAGED=true");
+    env.add("PADDOCK_SANDBOX_ID=" + request.sandboxId());
+    settings.callbackUrl().ifPresent(url -> env.add("PADDOCK_CALLBACK_URL=" + url));
+    return env;
+  }
+
+  private List<String> agentArgs(SandboxSpec spec, String workspace) {
+    List<String> args = new ArrayList<>();
+    if (settings.hostNetwork()) {
+      args.addAll(List.of("--host", "127.0.0.1", "--port", "0"));
+    } else {
+      args.addAll(
+          List.of("--host", "0.0.0.0", "--port", Integer.toString(DockerSettings.AGENT_PORT)));
+    }
+    args.addAll(List.of("--workspace", workspace, "--events-dir", EVENTS_DIR, "--secrets-stdin"));
+    // Commands run as the unprivileged user; the file routes reach the workspace and its home only.
+    args.addAll(List.of("--run-as", settings.runAs(), "--home", HOME_DIR));
+    args.addAll(List.of("--file-root", workspace, "--file-root", HOME_DIR));
+    args.addAll(spec.command());
+    return args;
+  }
+
+  private Map<String, Object> hostConfig(String sandboxId, String workspace) {
+    Map<String, Object> host = new LinkedHashMap<>();
+    host.put("NetworkMode", settings.hostNetwork() ? "host" : "bridge");
+    settings.runtime().ifPresent(runtime -> host.put("Runtime", runtime));
+    host.put("Mounts", List.of(bundleMount(), workspaceMount(sandboxId, workspace)));
+    host.put("CapDrop", List.of("ALL"));
+    // The agent (root in the container) needs these to run commands as the run-as user and to
+    // manage the files they own; commands themselves get none (setpriv clears them).
+    host.put(
+        "CapAdd",
+        List.of("CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID", "SETPCAP"));
+    host.put("SecurityOpt", List.of("no-new-privileges"));
+    // A real init as pid 1 reaps orphaned processes: zombies would otherwise hold pids (and count
+    // against the pids limit) forever, since the agent only waits for its own children.
+    host.put("Init", true);
+    host.put(
+        "LogConfig",
+        Map.of("Type", "json-file", "Config", Map.of("max-size", "1m", "max-file", "1")));
+    if (!settings.hostNetwork()) {
+      host.put("PortBindings", portBindings());
+      host.put("ExtraHosts", List.of("host.docker.internal:host-gateway"));
+    }
+    return host;
+  }
+
+  private Map<String, Object> bundleMount() {
+    return Map.of(
+        "Type",
+        "bind",
+        "Source",
+        bundle.toString(),
+        "Target",
+        RuntimeBundle.MOUNT,
+        "ReadOnly",
+        true);
+  }
+
+  // A named volume (created with the sandbox's labels before the container): the image's files at
+  // that path are copied into it on first mount, as with an anonymous volume.
+  private static Map<String, Object> workspaceMount(String sandboxId, String workspace) {
+    return Map.of("Type", "volume", "Source", volumeName(sandboxId), "Target", workspace);
+  }
+
+  private Map<String, Object> exposedPorts() {
+    Map<String, Object> exposed = new LinkedHashMap<>();
+    containerPorts().forEach(port -> exposed.put(port + "/tcp", Map.of()));
+    return exposed;
+  }
+
+  // HostPort "" lets the engine choose a free port as it binds: no bind-then-close race.
+  private Map<String, Object> portBindings() {
+    Map<String, Object> bindings = new LinkedHashMap<>();
+    for (int port : containerPorts()) {
+      bindings.put(
+          port + "/tcp", List.of(Map.of("HostIp", settings.bindAddress(), "HostPort", "")));
+    }
+    return bindings;
+  }
+
+  private List<Integer> containerPorts() {
+    List<Integer> ports = new ArrayList<>();
+    ports.add(DockerSettings.AGENT_PORT);
+    ports.addAll(settings.workerPorts());
+    return ports;
+  }
+
+  /** Writes the spec's limits; false when a disk limit was asked for that cannot be enforced. */
+  private boolean limits(SandboxSpec spec, Map<String, Object> host) {
+    Resources defaults = settings.resources();
+    Resources resources = spec.resources();
+    OptionalLong memory = or(resources.memoryBytes(), defaults.memoryBytes());
+    memory.ifPresent(
+        bytes -> {
+          host.put("Memory", bytes);
+          host.put("MemorySwap", bytes); // no swap beyond the limit
+        });
+    var cpus = resources.cpus().isPresent() ? resources.cpus() : defaults.cpus();
+    cpus.ifPresent(c -> host.put("NanoCpus", Math.round(c * 1e9)));
+    var pids = resources.pids().isPresent() ? resources.pids() : defaults.pids();
+    pids.ifPresent(p -> host.put("PidsLimit", p));
+    OptionalLong disk = or(resources.diskBytes(), defaults.diskBytes());
+    if (disk.isEmpty()) {
+      return true;
+    }
+    if (!features.diskLimits()) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "docker backend: a disk limit was asked for, but the engine's storage driver cannot"
+              + " enforce one (overlay2 needs xfs with pquota); the sandbox runs without it");
+      return false;
+    }
+    host.put("StorageOpt", Map.of("size", Long.toString(disk.getAsLong())));
+    return true;
+  }
+
+  private static OptionalLong or(OptionalLong value, OptionalLong fallback) {
+    return value.isPresent() ? value : fallback;
+  }
+}
