@@ -24,6 +24,9 @@ public record RuntimeFailure(Kind kind, String rawDetail) {
     OUT_OF_MEMORY("The sandbox ran out of memory while starting."),
     IMAGE_MISSING("The sandbox image is not available."),
     IMAGE_UNSUITABLE("The sandbox image cannot run the agent (it needs glibc and a shell)."),
+    IMAGE_WRONG_ARCHITECTURE(
+        "The sandbox image is built for another CPU architecture than this host's."),
+    DISK_FULL("The host has no disk space left for the sandbox."),
     ENGINE_UNREACHABLE("The container engine cannot be reached right now."),
     CALLBACK_UNREACHABLE("The sandbox cannot reach the control plane's callback URL."),
     CAPACITY("The system is at capacity right now. Please try again in a few minutes."),

@@ -13,6 +13,7 @@ import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.api.spi.RuntimeState;
+import dev.paddock.api.spi.RuntimeStats;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.backend.docker.DockerEngine.EngineException;
 import dev.paddock.backend.docker.DockerEngine.Hijacked;
@@ -199,6 +200,10 @@ final class DockerBackend implements SandboxBackend {
     if (oom) {
       return Kind.OUT_OF_MEMORY;
     }
+    Optional<Kind> read = FailureText.classify(tail);
+    if (read.isPresent()) {
+      return read.get();
+    }
     return switch (code) {
       case 121, 122, 123, 126, 127 -> Kind.IMAGE_UNSUITABLE;
       case 124 -> Kind.CALLBACK_UNREACHABLE;
@@ -224,13 +229,15 @@ final class DockerBackend implements SandboxBackend {
     String message = response.message();
     String lower = message.toLowerCase(Locale.ROOT);
     Kind kind;
-    if (lower.contains("port is already allocated")
+    Optional<Kind> read = FailureText.classify(message);
+    if (read.isPresent()) {
+      kind = read.get();
+    } else if (lower.contains("port is already allocated")
         || lower.contains("address already in use")
         || lower.contains("no available port")) {
       kind = Kind.PORT_TAKEN;
     } else if (lower.contains("no such file or directory")
-        || lower.contains("executable file not found")
-        || lower.contains("exec format error")) {
+        || lower.contains("executable file not found")) {
       kind = Kind.IMAGE_UNSUITABLE;
     } else if (lower.contains("out of memory") || lower.contains("oom")) {
       kind = Kind.OUT_OF_MEMORY;
@@ -305,7 +312,8 @@ final class DockerBackend implements SandboxBackend {
       throw failure(Kind.IMAGE_MISSING, "create: " + created.message(), null);
     }
     if (!created.ok()) {
-      throw failure(Kind.UNKNOWN, "create refused: " + created.message(), null);
+      Kind kind = FailureText.classify(created.message()).orElse(Kind.UNKNOWN);
+      throw failure(kind, "create refused: " + created.message(), null);
     }
     String id = String.valueOf(created.json().get("Id"));
     Object warnings = created.json().get("Warnings");
@@ -555,6 +563,12 @@ final class DockerBackend implements SandboxBackend {
           }
         });
     return ports;
+  }
+
+  /** One-shot from the engine's stats endpoint (see {@link DockerStats}). */
+  @Override
+  public Optional<RuntimeStats> stats(RuntimeHandle handle) {
+    return DockerStats.read(engine, container(handle));
   }
 
   @Override

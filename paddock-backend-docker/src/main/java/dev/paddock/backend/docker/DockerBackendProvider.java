@@ -2,6 +2,7 @@ package dev.paddock.backend.docker;
 
 import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.settings.Setting;
+import dev.paddock.api.spi.HostCheck;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.api.spi.SandboxBackendProvider;
 import java.nio.file.Files;
@@ -53,6 +54,12 @@ public final class DockerBackendProvider implements SandboxBackendProvider {
                 });
     return new DockerBackend(
         docker, DockerEngine.connect(docker.dockerHost(), Duration.ofSeconds(60)), bundle);
+  }
+
+  /** The socket, the engine, the default image and its architecture, disk, clock. */
+  @Override
+  public List<HostCheck> hostChecks(Map<String, String> settings) {
+    return DockerHostChecks.run(settings);
   }
 
   @Override

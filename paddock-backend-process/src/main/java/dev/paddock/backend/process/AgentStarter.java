@@ -209,7 +209,10 @@ final class AgentStarter {
       } catch (IOException cleanup) {
         e.addSuppressed(cleanup);
       }
-      throw StartFailures.failure(Kind.UNKNOWN, "cannot create " + layout.root() + ": " + e, e);
+      throw StartFailures.failure(
+          StartFailures.isDiskFull(e) ? Kind.DISK_FULL : Kind.UNKNOWN,
+          "cannot create " + layout.root() + ": " + e,
+          e);
     }
   }
 

@@ -22,6 +22,9 @@ final class StartFailures {
   static RuntimeStartException exited(int exitCode, List<String> tail) {
     Kind kind =
         tail.stream().anyMatch(StartFailures::isBindFailure) ? Kind.PORT_TAKEN : Kind.EXITED;
+    if (tail.stream().anyMatch(StartFailures::saysDiskFull)) {
+      kind = Kind.DISK_FULL;
+    }
     return failure(kind, "agent exited with code " + exitCode + tailDetail(tail), null);
   }
 
@@ -43,6 +46,20 @@ final class StartFailures {
   /** The agent's last output lines, for the raw detail. */
   static String tailDetail(List<String> tail) {
     return tail.isEmpty() ? "; it printed nothing" : "; last output:\n" + String.join("\n", tail);
+  }
+
+  /** ENOSPC from the file system (the JDK puts the C library's text in the message). */
+  static boolean isDiskFull(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t.getMessage() != null && saysDiskFull(t.getMessage())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean saysDiskFull(String text) {
+    return text.toLowerCase(Locale.ROOT).contains("no space left on device");
   }
 
   private static boolean isBindFailure(String line) {
