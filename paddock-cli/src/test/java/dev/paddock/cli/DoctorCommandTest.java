@@ -2,6 +2,7 @@ package dev.paddock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.jr.ob.JSON;
 import dev.paddock.backend.process.ProcessBackendProvider;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -14,7 +15,10 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -125,7 +129,7 @@ class DoctorCommandTest {
     Path tar = dataDir.resolve("rootfs.tar");
     docker(List.of("tar", "-C", root.toString(), "-cf", tar.toString(), "."));
     try {
-      docker(List.of("docker", "import", "--platform", "linux/" + foreign, tar.toString(), image));
+      importForeign(tar, image, foreign);
 
       int code = doctor("--runtime=docker", "--port=0", "--set=docker.image=" + image);
 
@@ -139,6 +143,42 @@ class DoctorCommandTest {
       assertThat(line("throwaway sandbox")).startsWith("SKIPPED");
     } finally {
       new ProcessBuilder("docker", "rmi", "-f", image).start().waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Imports the tar, then saves it, sets {@code architecture} in its config (Docker 20.10 ignores
+   * {@code import --platform} without experimental mode) and loads it back as {@code image}.
+   */
+  private void importForeign(Path tar, String image, String arch) throws Exception {
+    String source = image + "-src";
+    Path saved = dataDir.resolve("saved");
+    Path archive = dataDir.resolve("saved.tar");
+    try {
+      docker(List.of("docker", "import", tar.toString(), source));
+      docker(List.of("docker", "save", source, "-o", archive.toString()));
+      Files.createDirectories(saved);
+      docker(List.of("tar", "-C", saved.toString(), "-xf", archive.toString()));
+      List<Object> manifest = JSON.std.listFrom(Files.readString(saved.resolve("manifest.json")));
+      @SuppressWarnings("unchecked")
+      Map<String, Object> entry = new LinkedHashMap<>((Map<String, Object>) manifest.get(0));
+      Path configFile = saved.resolve(entry.get("Config").toString());
+      Map<String, Object> config =
+          new LinkedHashMap<>(JSON.std.mapFrom(Files.readString(configFile)));
+      config.put("architecture", arch);
+      byte[] rewritten = JSON.std.asBytes(config);
+      String digest =
+          HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(rewritten));
+      Files.delete(configFile);
+      Files.write(saved.resolve(digest + ".json"), rewritten);
+      entry.put("Config", digest + ".json");
+      entry.put("RepoTags", List.of(image));
+      Files.writeString(saved.resolve("manifest.json"), JSON.std.asString(List.of(entry)));
+      Files.delete(archive);
+      docker(List.of("tar", "-C", saved.toString(), "-cf", archive.toString(), "."));
+      docker(List.of("docker", "load", "-i", archive.toString()));
+    } finally {
+      new ProcessBuilder("docker", "rmi", "-f", source).start().waitFor(30, TimeUnit.SECONDS);
     }
   }
 
