@@ -45,6 +45,10 @@ public final class Main implements Runnable {
     ConfigCommand config = new ConfigCommand(environment, catalog);
     CommandLine configLine = new CommandLine(config);
     config.install(configLine);
+    DoctorCommand doctor = new DoctorCommand(environment, catalog);
+    CommandLine doctorLine = new CommandLine(doctor);
+    doctor.install(doctorLine);
+    line.addSubcommand("doctor", doctorLine);
     line.addSubcommand("server", serverLine);
     line.addSubcommand("config", configLine);
     RuntimeApiCommand runtimeApi = new RuntimeApiCommand(environment, catalog);

@@ -154,7 +154,7 @@ final class ServerCommand implements Callable<Integer> {
    * What backends and stores are handed: every value flattened, the data directory as chosen, and
    * {@code paddock.home} from the launcher when nothing set it.
    */
-  private static Map<String, String> handedOn(Settings typed, Path data) {
+  static Map<String, String> handedOn(Settings typed, Path data) {
     Map<String, String> settings = new LinkedHashMap<>(typed.values());
     settings.put(CommonSettings.DATA_DIR.name(), data.toString());
     settings.putIfAbsent(

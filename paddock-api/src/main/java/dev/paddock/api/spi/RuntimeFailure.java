@@ -60,6 +60,12 @@ public record RuntimeFailure(Kind kind, String safeMessage, String rawDetail) {
         new Kind(
             "IMAGE_UNSUITABLE",
             "The sandbox image cannot run the agent (it needs glibc and a shell).");
+    public static final Kind IMAGE_WRONG_ARCHITECTURE =
+        new Kind(
+            "IMAGE_WRONG_ARCHITECTURE",
+            "The sandbox image is built for another CPU architecture than this host's.");
+    public static final Kind DISK_FULL =
+        new Kind("DISK_FULL", "The host has no disk space left for the sandbox.");
     public static final Kind ENGINE_UNREACHABLE =
         new Kind("ENGINE_UNREACHABLE", "The container engine cannot be reached right now.");
     public static final Kind CALLBACK_UNREACHABLE =
@@ -82,6 +88,8 @@ public record RuntimeFailure(Kind kind, String safeMessage, String rawDetail) {
             OUT_OF_MEMORY,
             IMAGE_MISSING,
             IMAGE_UNSUITABLE,
+            IMAGE_WRONG_ARCHITECTURE,
+            DISK_FULL,
             ENGINE_UNREACHABLE,
             CALLBACK_UNREACHABLE,
             CAPACITY,

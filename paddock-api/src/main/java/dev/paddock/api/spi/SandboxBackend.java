@@ -1,6 +1,7 @@
 package dev.paddock.api.spi;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Makes sandboxes real on one kind of runtime. Everything it creates carries the labels {@code
@@ -64,6 +65,14 @@ public interface SandboxBackend extends AutoCloseable {
    */
   default SandboxAgent agent(RuntimeHandle handle, SandboxAgent direct) {
     return direct;
+  }
+
+  /**
+   * The runtime's resource use now, read once (one-shot); empty when this backend cannot read it or
+   * the runtime is gone. Default: empty. Never throws for a vanished runtime.
+   */
+  default Optional<RuntimeStats> stats(RuntimeHandle handle) {
+    return Optional.empty();
   }
 
   /** Releases the backend's own resources; runtimes keep running. */

@@ -29,6 +29,17 @@ public interface SandboxBackendProvider {
    */
   SandboxBackend create(Map<String, String> settings);
 
+  /**
+   * What {@code paddock doctor} checks for this backend without starting a sandbox (the engine
+   * answering, its version, the default image and its architecture...), in order. Never throws: a
+   * problem is a {@link HostCheck.Verdict#FAIL} with a fix. Default: none.
+   *
+   * @param settings as for {@link #create}
+   */
+  default List<HostCheck> hostChecks(Map<String, String> settings) {
+    return List.of();
+  }
+
   /** The spec service that goes with this backend: the two are always chosen together. */
   SandboxSpecService specs(Map<String, String> settings);
 }

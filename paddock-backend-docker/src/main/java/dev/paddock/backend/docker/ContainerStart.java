@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -76,7 +77,8 @@ final class ContainerStart {
       throw DockerBackend.failure(Kind.IMAGE_MISSING, "create: " + created.message());
     }
     if (!created.ok()) {
-      throw DockerBackend.failure(Kind.UNKNOWN, "create refused: " + created.message());
+      Kind kind = FailureText.classify(created.message()).orElse(Kind.UNKNOWN);
+      throw DockerBackend.failure(kind, "create refused: " + created.message());
     }
     String id = String.valueOf(created.json().get("Id"));
     refuseUnenforcedLimits(name, id, created.json().get("Warnings"));
@@ -193,6 +195,10 @@ final class ContainerStart {
     if (oom) {
       return Kind.OUT_OF_MEMORY;
     }
+    Optional<Kind> read = FailureText.classify(tail);
+    if (read.isPresent()) {
+      return read.get();
+    }
     return switch (code) {
       case 121, 122, 123, 126, 127 -> Kind.IMAGE_UNSUITABLE;
       case 124 -> Kind.CALLBACK_UNREACHABLE;
@@ -215,13 +221,15 @@ final class ContainerStart {
     String message = response.message();
     String lower = message.toLowerCase(Locale.ROOT);
     Kind kind;
-    if (lower.contains("port is already allocated")
+    Optional<Kind> read = FailureText.classify(message);
+    if (read.isPresent()) {
+      kind = read.get();
+    } else if (lower.contains("port is already allocated")
         || lower.contains("address already in use")
         || lower.contains("no available port")) {
       kind = Kind.PORT_TAKEN;
     } else if (lower.contains("no such file or directory")
-        || lower.contains("executable file not found")
-        || lower.contains("exec format error")) {
+        || lower.contains("executable file not found")) {
       kind = Kind.IMAGE_UNSUITABLE;
     } else if (lower.contains("out of memory") || lower.contains("oom")) {
       kind = Kind.OUT_OF_MEMORY;

@@ -8,6 +8,7 @@ import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.api.spi.RuntimeState;
+import dev.paddock.api.spi.RuntimeStats;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.backend.docker.DockerEngine.EngineException;
 import dev.paddock.backend.docker.DockerEngine.Response;
@@ -144,6 +145,12 @@ final class DockerBackend implements SandboxBackend {
   }
 
   // ---------------------------------------------------------------- inspect
+
+  /** One-shot from the engine's stats endpoint (see {@link DockerStats}). */
+  @Override
+  public Optional<RuntimeStats> stats(RuntimeHandle handle) {
+    return DockerStats.read(engine, DockerHandles.container(handle));
+  }
 
   @Override
   public RuntimeState inspect(RuntimeHandle handle) {

@@ -2,6 +2,7 @@ package dev.paddock.backend.docker;
 
 import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.settings.Setting;
+import dev.paddock.api.spi.HostCheck;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.api.spi.SandboxBackendProvider;
 import dev.paddock.backend.kit.RuntimeBundle;
@@ -85,6 +86,12 @@ public final class DockerBackendProvider implements SandboxBackendProvider {
               + "); register it in /etc/docker/daemon.json under \"runtimes\" and reload dockerd,"
               + " or leave docker.runtime unset for the engine's default");
     }
+  }
+
+  /** The socket, the engine, the default image and its architecture, disk, clock. */
+  @Override
+  public List<HostCheck> hostChecks(Map<String, String> settings) {
+    return DockerHostChecks.run(settings);
   }
 
   @Override

@@ -26,12 +26,14 @@ public final class StartDiagnosis {
   }
 
   /**
-   * The agent exited before its ready line: PORT_TAKEN when its output says it could not bind, else
-   * EXITED; the detail names the exit code (and the signal, for a shell-style code above 128).
+   * The agent exited before its ready line: DISK_FULL when its output says the disk is full,
+   * PORT_TAKEN when it says it could not bind, else EXITED; the detail names the exit code (and the signal, for a shell-style code above 128).
    */
   public static RuntimeStartException exited(int exitCode, List<String> tail) {
     Kind kind =
-        tail.stream().anyMatch(StartDiagnosis::isBindFailure) ? Kind.PORT_TAKEN : Kind.EXITED;
+        tail.stream().anyMatch(StartDiagnosis::saysDiskFull)
+            ? Kind.DISK_FULL
+            : tail.stream().anyMatch(StartDiagnosis::isBindFailure) ? Kind.PORT_TAKEN : Kind.EXITED;
     return RuntimeStartException.of(kind, "agent " + exitText(exitCode) + tailDetail(tail));
   }
 
@@ -56,6 +58,21 @@ public final class StartDiagnosis {
   /** The agent's last output lines, for the raw detail. */
   public static String tailDetail(List<String> tail) {
     return tail.isEmpty() ? "; it printed nothing" : "; last output:\n" + String.join("\n", tail);
+  }
+
+  /** ENOSPC from the file system anywhere in {@code e}'s causes (the JDK puts libc's text there). */
+  public static boolean isDiskFull(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t.getMessage() != null && saysDiskFull(t.getMessage())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@code text} is the C library's "no space left on device". */
+  public static boolean saysDiskFull(String text) {
+    return text.toLowerCase(Locale.ROOT).contains("no space left on device");
   }
 
   /** Whether an output line says the agent could not bind its port. */

@@ -210,7 +210,10 @@ final class AgentStarter {
       } catch (IOException cleanup) {
         e.addSuppressed(cleanup);
       }
-      throw RuntimeStartException.of(Kind.UNKNOWN, "cannot create " + layout.root() + ": " + e, e);
+      throw RuntimeStartException.of(
+          StartDiagnosis.isDiskFull(e) ? Kind.DISK_FULL : Kind.UNKNOWN,
+          "cannot create " + layout.root() + ": " + e,
+          e);
     }
   }
 

@@ -29,6 +29,11 @@ final class ProcFs {
     this.root = root;
   }
 
+  /** Where {@code /proc} is. */
+  Path root() {
+    return root;
+  }
+
   static ProcFs system() {
     return new ProcFs(Path.of("/proc"));
   }

@@ -9,6 +9,7 @@ import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.api.spi.RuntimeState;
+import dev.paddock.api.spi.RuntimeStats;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.backend.kit.StartDiagnosis;
 import dev.paddock.backend.kit.protocol.AliveProbe;
@@ -126,6 +127,20 @@ final class ProcessBackend implements SandboxBackend {
     return state(
         SandboxStatus.RUNNING,
         List.of(new ExposedUrl(ExposedUrl.AGENT_SERVER, url, marker.port())));
+  }
+
+  /** From its limit cgroups (and its freezer cgroup on v2), else /proc; empty once it exited. */
+  @Override
+  public Optional<RuntimeStats> stats(RuntimeHandle handle) {
+    Marker marker = Marker.fromHandle(handle);
+    if (!procFs.isAlive(marker.pid(), marker.startTime())) {
+      return Optional.empty();
+    }
+    List<Path> cgroups = new ArrayList<>(marker.limitCgroups());
+    marker.cgroup().ifPresent(cgroups::add);
+    Path workspace = SandboxLayout.of(settings.sandboxesDir(), marker.sandboxId()).workspace();
+    return Optional.of(
+        new ProcessStats(procFs, procFs.root()).read(marker.pid(), cgroups, workspace));
   }
 
   /**
