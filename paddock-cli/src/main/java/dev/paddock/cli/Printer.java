@@ -47,7 +47,7 @@ final class Printer {
     return m;
   }
 
-  private static Map<String, Object> resources(Resources r) {
+  static Map<String, Object> resources(Resources r) {
     Map<String, Object> m = new LinkedHashMap<>();
     r.cpus().ifPresent(v -> m.put("cpus", v));
     r.memoryBytes().ifPresent(v -> m.put("memory", v));

@@ -3,6 +3,7 @@ package dev.paddock.cli;
 import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxSpec;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,7 +24,7 @@ final class SpecCommands {
   @Command(
       mixinStandardHelpOptions = true,
       name = "list",
-      description = "List the specs (the first is the default).")
+      description = "List the specs (the first is the default) with their defaults.")
   static final class ListAll implements Callable<Integer> {
     @Mixin Connection connection;
 
@@ -43,18 +44,29 @@ final class SpecCommands {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", spec.id());
     m.put("working_dir", spec.workingDir());
-    m.put("resources", resources(spec.resources()));
+    m.put("resources", Printer.resources(spec.resources()));
+    m.put("timeout", spec.timeout().map(Duration::toSeconds).orElse(null));
+    m.put("idle_timeout", spec.idleTimeout().map(Duration::toSeconds).orElse(null));
     m.put("env", spec.initialEnv().keySet().stream().sorted().toList());
     return m;
   }
 
   static void table(PrintStream out, List<SandboxSpec> specs) {
-    out.printf("%-28s %-22s %s%n", "ID", "WORKING DIR", "RESOURCES");
+    out.printf("%-28s %-22s %-9s %-9s %s%n", "ID", "WORKING DIR", "TIMEOUT", "IDLE", "RESOURCES");
     for (SandboxSpec spec : specs) {
       String resources = String.join(" ", resources(spec.resources()));
       out.printf(
-          "%-28s %-22s %s%n", spec.id(), spec.workingDir(), resources.isEmpty() ? "-" : resources);
+          "%-28s %-22s %-9s %-9s %s%n",
+          spec.id(),
+          spec.workingDir(),
+          spec.timeout().map(SpecCommands::seconds).orElse("-"),
+          spec.idleTimeout().map(SpecCommands::seconds).orElse("-"),
+          resources.isEmpty() ? "-" : resources);
     }
+  }
+
+  private static String seconds(Duration d) {
+    return d.toSeconds() + "s";
   }
 
   /** {@code cpus=2 memory=2g pids=1024 disk=10g}, each only when the spec sets it. */

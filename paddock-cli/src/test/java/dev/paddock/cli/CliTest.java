@@ -150,6 +150,52 @@ class CliTest {
   }
 
   @Test
+  void aSpecsDefaultsApplyWhenTheCreateGivesNoneWithinTheOperatorsMaxima() throws Exception {
+    paddock.start(
+        Map.of(
+            "process.spec.timeout", "20m",
+            "process.spec.idle-timeout", "3m",
+            "process.memory", "4g",
+            "process.pids-limit", "512",
+            "PADDOCK_MAX_MEMORY", "1g",
+            "PADDOCK_MAX_TIMEOUT", "15m"));
+
+    Map<String, Object> spec = list(ok("spec", "list", "--json").out()).get(0);
+    Instant before = Instant.now();
+    Map<String, Object> defaults = object(ok("sandbox", "create", "--json").out());
+    Map<String, Object> given =
+        object(
+            ok(
+                    "sandbox",
+                    "create",
+                    "--json",
+                    "--timeout",
+                    "5m",
+                    "--idle-timeout",
+                    "1m",
+                    "--pids",
+                    "256")
+                .out());
+
+    assertThat(spec)
+        .containsEntry("timeout", 1200)
+        .containsEntry("idle_timeout", 180)
+        .containsEntry("resources", Map.of("memory", 4294967296L, "pids", 512));
+    assertThat(ok("spec", "list").out()).contains("1200s").contains("180s").contains("memory=4g");
+    assertThat(defaults.get("idle_timeout")).isEqualTo(180);
+    assertThat(defaults.get("resources"))
+        .as("the spec's memory brought down to PADDOCK_MAX_MEMORY")
+        .isEqualTo(Map.of("memory", 1073741824, "pids", 512));
+    assertThat(Instant.parse((String) defaults.get("timeout_at")))
+        .as("the spec's 20 minutes brought down to PADDOCK_MAX_TIMEOUT")
+        .isBetween(before.plus(Duration.ofMinutes(15)), Instant.now().plus(Duration.ofMinutes(15)));
+    assertThat(given.get("idle_timeout")).isEqualTo(60);
+    assertThat(given.get("resources")).isEqualTo(Map.of("memory", 1073741824, "pids", 256));
+    assertThat(Instant.parse((String) given.get("timeout_at")))
+        .isBefore(Instant.now().plus(Duration.ofMinutes(5)));
+  }
+
+  @Test
   void execDashIForwardsStandardInputToItsEnd() throws Exception {
     paddock.start();
     String id = create();

@@ -77,6 +77,11 @@ final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
 
   /** Starts the server (again) on the data dir; returns its URL once it listens. */
   String start() throws IOException {
+    return start(Map.of());
+  }
+
+  /** As {@link #start()}, with {@code settings} added to the server's environment. */
+  String start(Map<String, String> settings) throws IOException {
     List<String> argv =
         List.of(
             java(),
@@ -95,6 +100,7 @@ final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
     env.put("agent.command", ProcessBackendProvider.classPathAgentCommand());
     env.put("process.stop-grace", "3s");
     env.put("PADDOCK_RECONCILE_SECONDS", "1");
+    env.putAll(settings);
     server = builder.start();
     BufferedReader lines =
         new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));

@@ -160,6 +160,12 @@ public final class PaddockClient {
                   : OptionalLong.empty()));
     }
     instant(m.get("created_at")).ifPresent(spec::createdAt);
+    if (m.get("timeout") instanceof Number n) {
+      spec.timeout(Duration.ofSeconds(n.longValue()));
+    }
+    if (m.get("idle_timeout") instanceof Number n) {
+      spec.idleTimeout(Duration.ofSeconds(n.longValue()));
+    }
     return spec.build();
   }
 
