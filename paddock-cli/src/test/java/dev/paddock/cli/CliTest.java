@@ -3,6 +3,10 @@ package dev.paddock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.http.Json;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -193,6 +197,48 @@ class CliTest {
     assertThat(given.get("resources")).isEqualTo(Map.of("memory", 1073741824, "pids", 256));
     assertThat(Instant.parse((String) given.get("timeout_at")))
         .isBefore(Instant.now().plus(Duration.ofMinutes(5)));
+  }
+
+  @Test
+  void aRunningCommandKeepsAnIdleSandboxAliveAndTheIdleActionFiresAfterItEnds() throws Exception {
+    paddock.start();
+    Map<String, Object> sandbox =
+        object(
+            ok("sandbox", "create", "--json", "--idle-timeout", "3s", "--on-idle", "delete").out());
+    String id = (String) sandbox.get("id");
+    // Started and left alone: no request, stream or socket is open while it runs.
+    HttpResponse<String> started =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create(agentUrl(sandbox) + "/api/bash/start_bash_command"))
+                    .header("X-Session-API-Key", (String) sandbox.get("session_api_key"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"command\": \"sleep 9\"}"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(started.statusCode()).as(started.body()).isEqualTo(200);
+
+    Awaitility.await("alive while its command runs, three times its idle timeout")
+        .during(Duration.ofSeconds(7))
+        .atMost(Duration.ofSeconds(9))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(() -> ids(ok("sandbox", "list", "--json").out()).contains(id));
+    Awaitility.await("deleted for idleness once the command ended")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(() -> !ids(ok("sandbox", "list", "--json").out()).contains(id));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static String agentUrl(Map<String, Object> sandbox) {
+    for (Map<String, Object> url : (List<Map<String, Object>>) sandbox.get("exposed_urls")) {
+      if ("AGENT_SERVER".equals(url.get("name"))) {
+        String u = (String) url.get("url");
+        return u.endsWith("/") ? u.substring(0, u.length() - 1) : u;
+      }
+    }
+    throw new AssertionError("no agent URL in " + sandbox);
   }
 
   @Test
