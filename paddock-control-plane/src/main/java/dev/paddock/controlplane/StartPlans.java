@@ -28,8 +28,9 @@ import java.util.regex.Pattern;
  * the settings kept with the sandbox, and the end of its lifetime. What the request leaves out
  * comes from the spec (resources, timeout, idle timeout, each brought down to the operator's
  * maximum), then from the operator's defaults. Every value is checked here, so every caller of the
- * service gets the same answers: a name that is not allowed is an {@link IllegalArgumentException}
- * listing what is, a value out of bounds an {@link InvalidRequestException} naming the bound.
+ * service gets the same answers: a name that is not allowed is an {@link
+ * InvalidRequestException#badRequest} listing what is (400), a value out of bounds an {@link
+ * InvalidRequestException} naming the bound (422).
  */
 final class StartPlans {
   static final int MAX_LABELS = 64;
@@ -100,7 +101,7 @@ final class StartPlans {
         .get(specId.get())
         .orElseThrow(
             () ->
-                new IllegalArgumentException(
+                InvalidRequestException.badRequest(
                     "unknown sandbox spec '"
                         + specId.get()
                         + "'; allowed: "
@@ -112,7 +113,7 @@ final class StartPlans {
     if (specImages.contains(image) || limits.allowsImage(image)) {
       return image;
     }
-    throw new IllegalArgumentException(
+    throw InvalidRequestException.badRequest(
         "image '"
             + image
             + "' is not allowed; allowed: the specs' images "
