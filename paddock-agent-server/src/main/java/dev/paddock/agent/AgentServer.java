@@ -34,7 +34,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The agent-server: the HTTP data plane inside a sandbox. Start with {@link #start(AgentConfig)},
@@ -67,7 +66,7 @@ public final class AgentServer implements AutoCloseable {
   private Plugins plugins = Plugins.none();
   private Router router;
   private final long startedNanos = System.nanoTime();
-  private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
+  private final Activity activity = new Activity(this::working);
   private final boolean open;
   private volatile boolean ready;
 
@@ -79,10 +78,12 @@ public final class AgentServer implements AutoCloseable {
     this.user = user;
     this.http = http;
     this.handlers = handlers;
-    this.bash = new BashService(config, user, agentVariables(config, http.getAddress().getPort()));
+    this.bash =
+        new BashService(
+            config, user, agentVariables(config, http.getAddress().getPort()), activity::touch);
     this.terminals =
         new TerminalService(
-            config.workspace(), user, bash.environment(), config.killGrace(), this::touch);
+            config.workspace(), user, bash.environment(), config.killGrace(), activity::touch);
     // Open only when started with no keys at all; a ring emptied by rotation accepts nothing.
     this.open = config.sessionKeys().isEmpty() && config.adminKeys().isEmpty();
   }
@@ -194,7 +195,7 @@ public final class AgentServer implements AutoCloseable {
         Router.builder()
             .maxJsonBytes(config.maxJsonBytes())
             .protect(List.of("/api/"), this::authorized, "missing or invalid " + SESSION_KEY_HEADER)
-            .onActivity(this::touch)
+            .onActivity(activity)
             .build();
     router
         .add("GET", AgentProtocol.ALIVE, call -> call.sendJson(200, Map.of("status", "ok")))
@@ -210,7 +211,8 @@ public final class AgentServer implements AutoCloseable {
         bash,
         config.defaultTimeout().toSeconds(),
         open,
-        key -> config.sessionKeys().accepts(key));
+        key -> config.sessionKeys().accepts(key),
+        activity);
     FileRoutes.register(router, config, user);
     EditRoutes.register(router, config, user);
     SearchRoutes.register(router, config, user);
@@ -227,9 +229,9 @@ public final class AgentServer implements AutoCloseable {
     return router;
   }
 
-  /** Marks the agent active now (requests, terminal input and output); see {@code idle_time}. */
-  private void touch() {
-    lastActivityNanos.set(System.nanoTime());
+  /** Work the router does not see: running commands and terminals; see {@link Activity}. */
+  private boolean working() {
+    return bash.anyRunning() || terminals.anyRunning();
   }
 
   /** Duplicate key headers are a 400 (through {@link Call#header}), never "first one wins". */
@@ -269,7 +271,7 @@ public final class AgentServer implements AutoCloseable {
     info.put("title", "Paddock agent-server");
     info.put("version", version());
     info.put("uptime", (now - startedNanos) / 1e9);
-    info.put("idle_time", (now - lastActivityNanos.get()) / 1e9);
+    info.put("idle_time", activity.idleSeconds(now));
     info.put("java_version", Runtime.version().toString());
     info.put("usable_tools", List.of("bash", "file", "git"));
     info.put(

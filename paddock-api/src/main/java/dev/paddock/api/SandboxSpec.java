@@ -1,5 +1,6 @@
 package dev.paddock.api;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +20,10 @@ import java.util.Optional;
  * @param createdAt when the spec was defined
  * @param image the image to run (image-based backends); empty: the spec id is the image. The
  *     control plane sets it on the per-sandbox effective spec when a create names an image
+ * @param timeout the lifetime of a sandbox of this spec whose create names none (bounded by the
+ *     operator's {@code PADDOCK_MAX_TIMEOUT}); empty: the operator's default
+ * @param idleTimeout the idle timeout of a sandbox of this spec whose create names none; empty: the
+ *     operator's default
  */
 public record SandboxSpec(
     String id,
@@ -27,7 +32,9 @@ public record SandboxSpec(
     String workingDir,
     Resources resources,
     Instant createdAt,
-    Optional<String> image) {
+    Optional<String> image,
+    Optional<Duration> timeout,
+    Optional<Duration> idleTimeout) {
   public SandboxSpec {
     Objects.requireNonNull(id, "id");
     command = List.copyOf(command);
@@ -36,6 +43,8 @@ public record SandboxSpec(
     Objects.requireNonNull(resources, "resources");
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(image, "image");
+    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(idleTimeout, "idleTimeout");
   }
 
   /** The image an image-based backend runs: {@link #image()} when set, else the spec id. */
@@ -48,6 +57,8 @@ public record SandboxSpec(
     Builder builder = new Builder(id).command(command).env(initialEnv).workingDir(workingDir);
     builder.resources(resources).createdAt(createdAt);
     image.ifPresent(builder::image);
+    timeout.ifPresent(builder::timeout);
+    idleTimeout.ifPresent(builder::idleTimeout);
     return builder;
   }
 
@@ -64,6 +75,8 @@ public record SandboxSpec(
     private Resources resources = Resources.NONE;
     private Instant createdAt = Instant.EPOCH;
     private Optional<String> image = Optional.empty();
+    private Optional<Duration> timeout = Optional.empty();
+    private Optional<Duration> idleTimeout = Optional.empty();
 
     private Builder(String id) {
       this.id = Objects.requireNonNull(id, "id");
@@ -100,8 +113,21 @@ public record SandboxSpec(
       return this;
     }
 
+    /** The default lifetime of this spec's sandboxes. */
+    public Builder timeout(Duration timeout) {
+      this.timeout = Optional.of(timeout);
+      return this;
+    }
+
+    /** The default idle timeout of this spec's sandboxes. */
+    public Builder idleTimeout(Duration idleTimeout) {
+      this.idleTimeout = Optional.of(idleTimeout);
+      return this;
+    }
+
     public SandboxSpec build() {
-      return new SandboxSpec(id, command, initialEnv, workingDir, resources, createdAt, image);
+      return new SandboxSpec(
+          id, command, initialEnv, workingDir, resources, createdAt, image, timeout, idleTimeout);
     }
   }
 }

@@ -8,19 +8,24 @@ import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /**
- * Where the control plane is and which API key to use: {@code --url} / {@code PADDOCK_URL} (default
- * {@code http://127.0.0.1:3000}), {@code --api-key} / {@code PADDOCK_API_KEY}, else the admin key
- * file the server wrote in its data dir on first start ({@code --data-dir}, default {@code
- * ~/.paddock}).
+ * Where the control plane is and which API key to use: {@code --url} / {@code PADDOCK_URL}, else
+ * the address the server of the data dir recorded when it bound ({@link ServerRecord}; a stale
+ * record is an error), else {@code http://127.0.0.1:3000}; {@code --api-key} / {@code
+ * PADDOCK_API_KEY}, else the admin key file the server wrote in its data dir on first start ({@code
+ * --data-dir} / {@code PADDOCK_DATA_DIR}, default {@code ~/.paddock}).
  */
 final class Connection {
+  static final String DEFAULT_URL = "http://127.0.0.1:3000";
+
   @Option(names = "--url", description = "control plane URL (env PADDOCK_URL)")
   String url;
 
   @Option(names = "--api-key", description = "API key (env PADDOCK_API_KEY)")
   String apiKey;
 
-  @Option(names = "--data-dir", description = "where the server keeps its data (for admin.key)")
+  @Option(
+      names = "--data-dir",
+      description = "the server's data dir, for its address and admin.key (env PADDOCK_DATA_DIR)")
   Path dataDir;
 
   @Option(names = "--json", description = "print JSON for scripts")
@@ -35,7 +40,10 @@ final class Connection {
       return url;
     }
     String env = System.getenv("PADDOCK_URL");
-    return env != null && !env.isBlank() ? env : "http://127.0.0.1:3000";
+    if (env != null && !env.isBlank()) {
+      return env.trim();
+    }
+    return ServerRecord.liveUrl(dataDir()).orElse(DEFAULT_URL);
   }
 
   private String key() {

@@ -1,17 +1,22 @@
 package dev.paddock.cli;
 
 import dev.paddock.api.SandboxInfo;
+import dev.paddock.client.AgentClient;
 import dev.paddock.client.PaddockClient;
 import dev.paddock.client.PaddockClientException;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code paddock exec <id> -- <cmd...>}: streams output, exits with the command's exit code. */
+/**
+ * {@code paddock exec [-i] <id> -- <cmd...>}: streams output (and with {@code -i} input), exits
+ * with the command's exit code (124 when it timed out).
+ */
 @Command(
     mixinStandardHelpOptions = true,
     name = "exec",
@@ -21,6 +26,11 @@ final class ExecCommand implements Callable<Integer> {
 
   @Option(names = "--timeout", description = "seconds before the command is killed (default 300)")
   int timeout = 300;
+
+  @Option(
+      names = {"-i", "--interactive"},
+      description = "forward this terminal's standard input to the command (its end closes it)")
+  boolean interactive;
 
   @Parameters(index = "0", paramLabel = "ID")
   String id;
@@ -40,20 +50,21 @@ final class ExecCommand implements Callable<Integer> {
         command.size() == 1
             ? command.get(0)
             : command.stream().map(ExecCommand::quote).collect(Collectors.joining(" "));
+    Consumer<String> out =
+        chunk -> {
+          System.out.print(chunk);
+          System.out.flush();
+        };
+    Consumer<String> err =
+        chunk -> {
+          System.err.print(chunk);
+          System.err.flush();
+        };
+    AgentClient agent = client.agent(sandbox);
     int exit =
-        client
-            .agent(sandbox)
-            .exec(
-                text,
-                timeout,
-                out -> {
-                  System.out.print(out);
-                  System.out.flush();
-                },
-                err -> {
-                  System.err.print(err);
-                  System.err.flush();
-                });
+        interactive
+            ? agent.exec(text, timeout, System.in, out, err)
+            : agent.exec(text, timeout, out, err);
     return exit < 0 ? 124 : exit;
   }
 

@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
     description = "Sandboxes for AI agents.",
     subcommands = {
       SandboxCommands.class,
+      SpecCommands.class,
       ExecCommand.class,
       CpCommand.class,
       UserCommands.class,

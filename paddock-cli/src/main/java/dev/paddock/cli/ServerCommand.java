@@ -117,6 +117,7 @@ final class ServerCommand implements Callable<Integer> {
             ApiServerConfig.fromSettings(settings));
     ScheduledExecutorService reconciler =
         reconcileLoop(service, typed.get(ServerSettings.RECONCILE));
+    ServerRecord.write(data, ServerRecord.localUrl(bindHost, server.port()));
     if (bootstrapKey.isPresent()) {
       Path keyFile = writeSecret(data.resolve("admin.key"), bootstrapKey.get());
       System.out.println("admin API key (shown once; saved for the CLI in " + keyFile + "):");
@@ -140,6 +141,7 @@ final class ServerCommand implements Callable<Integer> {
                 () -> {
                   reconciler.shutdownNow();
                   server.close();
+                  ServerRecord.remove(data);
                   service.close();
                   archiveStore.close();
                   backend.close();

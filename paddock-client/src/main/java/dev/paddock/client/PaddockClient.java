@@ -8,6 +8,7 @@ import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxSettings;
+import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.StartRequest;
 import java.net.URI;
@@ -112,6 +113,60 @@ public final class PaddockClient {
     filter.labels().forEach((k, v) -> query.append("&label=").append(Http.encode(k + "=" + v)));
     filter.specId().ifPresent(s -> query.append("&sandbox_spec_id=").append(Http.encode(s)));
     return page(query.toString());
+  }
+
+  /** Every sandbox spec the server offers (the first is its default). */
+  public List<SandboxSpec> specs() {
+    List<SandboxSpec> all = new ArrayList<>();
+    Optional<String> pageId = Optional.empty();
+    do {
+      StringBuilder query =
+          new StringBuilder("/api/v1/sandbox-specs/search?limit=").append(PageRequest.MAX_LIMIT);
+      pageId.ifPresent(p -> query.append("&page_id=").append(Http.encode(p)));
+      Map<String, Object> reply = http.object(http.request(query.toString()).GET().build());
+      for (Object item : (List<?>) reply.get("items")) {
+        all.add(spec(cast(item)));
+      }
+      pageId = Optional.ofNullable((String) reply.get("next_page_id"));
+    } while (pageId.isPresent());
+    return all;
+  }
+
+  private static SandboxSpec spec(Map<String, Object> m) {
+    SandboxSpec.Builder spec = SandboxSpec.builder((String) m.get("id"));
+    if (m.get("command") instanceof List<?> command) {
+      spec.command(command.stream().map(String::valueOf).toList());
+    }
+    if (m.get("initial_env") instanceof Map<?, ?> env) {
+      Map<String, String> copy = new LinkedHashMap<>();
+      env.forEach((k, v) -> copy.put(String.valueOf(k), String.valueOf(v)));
+      spec.env(copy);
+    }
+    spec.workingDir(String.valueOf(m.get("working_dir")));
+    if (m.get("resources") instanceof Map<?, ?> r) {
+      spec.resources(
+          new Resources(
+              r.get("cpus") instanceof Number n
+                  ? OptionalDouble.of(n.doubleValue())
+                  : OptionalDouble.empty(),
+              r.get("memory_bytes") instanceof Number n
+                  ? OptionalLong.of(n.longValue())
+                  : OptionalLong.empty(),
+              r.get("pids") instanceof Number n
+                  ? OptionalInt.of(n.intValue())
+                  : OptionalInt.empty(),
+              r.get("disk_bytes") instanceof Number n
+                  ? OptionalLong.of(n.longValue())
+                  : OptionalLong.empty()));
+    }
+    instant(m.get("created_at")).ifPresent(spec::createdAt);
+    if (m.get("timeout") instanceof Number n) {
+      spec.timeout(Duration.ofSeconds(n.longValue()));
+    }
+    if (m.get("idle_timeout") instanceof Number n) {
+      spec.idleTimeout(Duration.ofSeconds(n.longValue()));
+    }
+    return spec.build();
   }
 
   /** Replaces a sandbox's labels. */

@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * timeoutAt} a lease ahead, so of several control planes (or passes) exactly one acts now, and if
  * it dies before acting the lease runs out and the next pass acts instead. Pause and delete are
  * idempotent, so that rare retry cannot do harm. Idleness is read from the agent's {@code
- * /server_info} {@code idle_time} (time since its last API call) and kept as {@code
- * lastActivityAt}.
+ * /server_info} {@code idle_time} (time since it was last busy: a request in flight, a running
+ * command or terminal, an open stream or socket) and kept as {@code lastActivityAt}.
  */
 final class Lifetimes {
   private static final Logger LOG = LoggerFactory.getLogger(Lifetimes.class);

@@ -3,6 +3,7 @@ package dev.paddock.controlplane;
 import static dev.paddock.controlplane.LifecycleErrors.none;
 
 import dev.paddock.api.Caller;
+import dev.paddock.api.InvalidRequestException;
 import dev.paddock.api.KeyDigest;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxSpec;
@@ -91,7 +92,7 @@ final class SandboxStarter {
 
   private static String validId(String id) {
     if (!ID.matcher(id).matches()) {
-      throw new IllegalArgumentException(
+      throw InvalidRequestException.badRequest(
           "malformed sandbox id '"
               + id
               + "': use 3 to 63 lower-case letters, digits and '-', starting with a letter or"
@@ -110,8 +111,8 @@ final class SandboxStarter {
    * The same answer whoever holds the id (the caller, another user, a create under way): ids are
    * one namespace for all users, so "not available" cannot be hidden, but the owner is never named.
    */
-  private static IllegalArgumentException idTaken(String id) {
-    return new IllegalArgumentException(
+  private static InvalidRequestException idTaken(String id) {
+    return InvalidRequestException.badRequest(
         "sandbox id '"
             + id
             + "' is taken (ids are unique across all users, including deleted ones still being"

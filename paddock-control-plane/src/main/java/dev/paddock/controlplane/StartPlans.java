@@ -25,10 +25,12 @@ import java.util.regex.Pattern;
 /**
  * Turns a {@link StartRequest} into what a start needs: the sandbox's effective spec (the spec's
  * defaults overridden by the request: image, env, resources, working dir) that the backend applies,
- * the settings kept with the sandbox, and the end of its lifetime. Every value is checked here, so
- * every caller of the service gets the same answers: a name that is not allowed is an {@link
- * IllegalArgumentException} listing what is, a value out of bounds an {@link
- * InvalidRequestException} naming the bound.
+ * the settings kept with the sandbox, and the end of its lifetime. What the request leaves out
+ * comes from the spec (resources, timeout, idle timeout, each brought down to the operator's
+ * maximum), then from the operator's defaults. Every value is checked here, so every caller of the
+ * service gets the same answers: a name that is not allowed is an {@link
+ * InvalidRequestException#badRequest} listing what is (400), a value out of bounds an {@link
+ * InvalidRequestException} naming the bound (422).
  */
 final class StartPlans {
   static final int MAX_LABELS = 64;
@@ -66,9 +68,18 @@ final class StartPlans {
     effective.resources(resources);
     request.workingDir().map(StartPlans::validWorkingDir).ifPresent(effective::workingDir);
     SandboxSpec spec = effective.build();
-    Optional<Duration> timeout = request.timeout().or(this::defaultTimeout).map(this::validTimeout);
+    Optional<Duration> timeout =
+        request
+            .timeout()
+            .map(this::validTimeout)
+            .or(() -> base.timeout().map(this::withinMaxTimeout))
+            .or(() -> defaultTimeout().map(this::validTimeout));
     Optional<Duration> idle =
-        request.idleTimeout().or(limits::defaultIdleTimeout).map(d -> positive("idle_timeout", d));
+        request
+            .idleTimeout()
+            .map(d -> positive("idle_timeout", d))
+            .or(base::idleTimeout)
+            .or(limits::defaultIdleTimeout);
     SandboxSettings settings =
         new SandboxSettings(
             request.image(),
@@ -90,7 +101,7 @@ final class StartPlans {
         .get(specId.get())
         .orElseThrow(
             () ->
-                new IllegalArgumentException(
+                InvalidRequestException.badRequest(
                     "unknown sandbox spec '"
                         + specId.get()
                         + "'; allowed: "
@@ -102,7 +113,7 @@ final class StartPlans {
     if (specImages.contains(image) || limits.allowsImage(image)) {
       return image;
     }
-    throw new IllegalArgumentException(
+    throw InvalidRequestException.badRequest(
         "image '"
             + image
             + "' is not allowed; allowed: the specs' images "
@@ -134,10 +145,34 @@ final class StartPlans {
         .diskBytes()
         .ifPresent(v -> atMost("resources.disk", v, limits.maxDiskBytes(), "PADDOCK_MAX_DISK"));
     return new Resources(
-        asked.cpus().isPresent() ? asked.cpus() : spec.cpus(),
-        asked.memoryBytes().isPresent() ? asked.memoryBytes() : spec.memoryBytes(),
-        asked.pids().isPresent() ? asked.pids() : spec.pids(),
-        asked.diskBytes().isPresent() ? asked.diskBytes() : spec.diskBytes());
+        asked.cpus().isPresent() ? asked.cpus() : lowest(spec.cpus(), limits.maxCpus()),
+        asked.memoryBytes().isPresent()
+            ? asked.memoryBytes()
+            : lowest(spec.memoryBytes(), limits.maxMemoryBytes()),
+        asked.pids().isPresent() ? asked.pids() : lowest(spec.pids(), limits.maxPids()),
+        asked.diskBytes().isPresent()
+            ? asked.diskBytes()
+            : lowest(spec.diskBytes(), limits.maxDiskBytes()));
+  }
+
+  // A spec's default is the operator's own choice, so one over the operator's maximum is brought
+  // down to it rather than refused: every create of that spec would otherwise fail.
+  private static OptionalDouble lowest(OptionalDouble spec, OptionalDouble max) {
+    return spec.isPresent() && max.isPresent() && spec.getAsDouble() > max.getAsDouble()
+        ? max
+        : spec;
+  }
+
+  private static OptionalLong lowest(OptionalLong spec, OptionalLong max) {
+    return spec.isPresent() && max.isPresent() && spec.getAsLong() > max.getAsLong() ? max : spec;
+  }
+
+  private static OptionalInt lowest(OptionalInt spec, OptionalInt max) {
+    return spec.isPresent() && max.isPresent() && spec.getAsInt() > max.getAsInt() ? max : spec;
+  }
+
+  private Duration withinMaxTimeout(Duration specTimeout) {
+    return limits.maxTimeout().filter(max -> specTimeout.compareTo(max) > 0).orElse(specTimeout);
   }
 
   private static void atMost(String field, double value, OptionalDouble max, String setting) {

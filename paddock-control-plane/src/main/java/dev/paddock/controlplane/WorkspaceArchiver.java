@@ -2,6 +2,7 @@ package dev.paddock.controlplane;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.paddock.api.ArchiveStore;
+import dev.paddock.api.InvalidRequestException;
 import dev.paddock.api.spi.AgentCallException;
 import dev.paddock.api.spi.SandboxAgent;
 import java.io.IOException;
@@ -304,7 +305,7 @@ final class WorkspaceArchiver implements AutoCloseable {
   private String reserveBaseKey(Source source) {
     String conversation = source.conversationId().orElse(source.sandboxId());
     if (!SEGMENT.matcher(conversation).matches()) {
-      throw new IllegalArgumentException("malformed conversation id '" + conversation + "'");
+      throw InvalidRequestException.badRequest("malformed conversation id '" + conversation + "'");
     }
     String dir = settings.prefix() + "/" + source.sandboxId() + "/" + conversation + "/";
     String stamp = STAMP.format(now());

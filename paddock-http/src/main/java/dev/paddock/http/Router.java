@@ -45,14 +45,14 @@ public final class Router implements HttpHandler {
   private final Predicate<Call> authorized;
   private final List<String> protectedPrefixes;
   private final String unauthorizedDetail;
-  private final Runnable onActivity;
+  private final ActivityListener activity;
 
   private Router(Builder builder) {
     this.maxJsonBytes = builder.maxJsonBytes;
     this.protectedPrefixes = builder.protectedPrefixes;
     this.authorized = builder.authorized;
     this.unauthorizedDetail = builder.unauthorizedDetail;
-    this.onActivity = builder.onActivity;
+    this.activity = builder.activity;
   }
 
   /** A router with a 1 MiB JSON body limit, no protected prefix and no activity hook. */
@@ -66,7 +66,7 @@ public final class Router implements HttpHandler {
     private List<String> protectedPrefixes = List.of();
     private Predicate<Call> authorized = call -> true;
     private String unauthorizedDetail = "unauthorized";
-    private Runnable onActivity = () -> {};
+    private ActivityListener activity = ActivityListener.NONE;
 
     private Builder() {}
 
@@ -89,9 +89,12 @@ public final class Router implements HttpHandler {
       return this;
     }
 
-    /** Called for each authorized request to a protected prefix (idle-time tracking). */
-    public Builder onActivity(Runnable onActivity) {
-      this.onActivity = Objects.requireNonNull(onActivity, "onActivity");
+    /**
+     * Told when each authorized request to a protected prefix starts and ends, and when each
+     * WebSocket opened through one opens and closes (idle-time tracking).
+     */
+    public Builder onActivity(ActivityListener activity) {
+      this.activity = Objects.requireNonNull(activity, "activity");
       return this;
     }
 
@@ -146,6 +149,7 @@ public final class Router implements HttpHandler {
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     Call call = new Call(exchange, Map.of(), maxJsonBytes);
+    boolean tracked = false;
     try {
       String path = exchange.getRequestURI().getPath();
       if (isProtected(path)) {
@@ -154,11 +158,12 @@ public final class Router implements HttpHandler {
           reply(exchange, 401, unauthorizedDetail);
           return;
         }
-        onActivity.run();
+        activity.started();
+        tracked = true;
       }
       Match match = match(exchange, path);
       call = new Call(exchange, match.params(), maxJsonBytes);
-      run(match.entry(), call);
+      run(match.entry(), call, tracked);
     } catch (HttpError e) {
       if (!call.responded()) {
         drain(exchange);
@@ -175,6 +180,9 @@ public final class Router implements HttpHandler {
       unexpected(exchange, call, e);
     } finally {
       exchange.close();
+      if (tracked) {
+        activity.ended();
+      }
     }
   }
 
@@ -203,15 +211,15 @@ public final class Router implements HttpHandler {
     throw HttpError.notFound("no route for " + method + " " + shortPath(path));
   }
 
-  private static void run(Entry entry, Call call) throws Exception {
+  private void run(Entry entry, Call call, boolean tracked) throws Exception {
     if (entry.isWebSocket()) {
-      upgrade(call, entry.socket);
+      upgrade(call, entry.socket, tracked);
     } else {
       entry.route.handle(call);
     }
   }
 
-  private static void upgrade(Call call, WebSocketRoute route) throws Exception {
+  private void upgrade(Call call, WebSocketRoute route, boolean tracked) throws Exception {
     if (!WebSocketHandshake.requested(call)) {
       call.setHeader("Upgrade", "websocket");
       throw new HttpError(426, "this route needs a WebSocket upgrade (Upgrade: websocket)");
@@ -220,9 +228,42 @@ public final class Router implements HttpHandler {
     if (!(call.exchange() instanceof PaddockExchange exchange)) {
       throw new HttpError(501, "this server cannot upgrade connections to WebSocket");
     }
-    WebSocketListener listener = Objects.requireNonNull(route.accept(call), "listener");
+    WebSocketListener accepted = Objects.requireNonNull(route.accept(call), "listener");
+    WebSocketListener listener = tracked ? tracked(accepted) : accepted;
     call.responding();
     exchange.upgrade(accept, listener);
+  }
+
+  /**
+   * {@code listener}, with the socket's life (open to close, called once each) told to activity.
+   */
+  private WebSocketListener tracked(WebSocketListener listener) {
+    return new WebSocketListener() {
+      @Override
+      public void onOpen(WebSocket socket) {
+        activity.started();
+        listener.onOpen(socket);
+      }
+
+      @Override
+      public void onText(WebSocket socket, String text) {
+        listener.onText(socket, text);
+      }
+
+      @Override
+      public void onBinary(WebSocket socket, byte[] data) {
+        listener.onBinary(socket, data);
+      }
+
+      @Override
+      public void onClose(WebSocket socket, int code, String reason) {
+        try {
+          listener.onClose(socket, code, reason);
+        } finally {
+          activity.ended();
+        }
+      }
+    };
   }
 
   private void unexpected(HttpExchange exchange, Call call, Exception e) {

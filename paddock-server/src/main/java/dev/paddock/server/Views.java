@@ -80,6 +80,8 @@ final class Views {
     spec.resources().pids().ifPresent(v -> resources.put("pids", v));
     spec.resources().diskBytes().ifPresent(v -> resources.put("disk_bytes", v));
     m.put("resources", resources);
+    m.put("timeout", spec.timeout().map(Duration::toSeconds).orElse(null));
+    m.put("idle_timeout", spec.idleTimeout().map(Duration::toSeconds).orElse(null));
     return m;
   }
 

@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.api.InvalidRequestException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
@@ -25,8 +26,11 @@ record PageCursor(long createdAtMillis, String id) {
       int colon = plain.indexOf(':');
       return new PageCursor(Long.parseLong(plain.substring(0, colon)), plain.substring(colon + 1));
     } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-      throw new IllegalArgumentException(
-          "Page id '" + pageId + "' is not valid: pass the nextPageId of a previous page", e);
+      InvalidRequestException invalid =
+          InvalidRequestException.badRequest(
+              "Page id '" + pageId + "' is not valid: pass the nextPageId of a previous page");
+      invalid.initCause(e);
+      throw invalid;
     }
   }
 }

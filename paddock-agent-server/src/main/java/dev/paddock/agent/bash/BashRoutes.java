@@ -77,16 +77,18 @@ public final class BashRoutes {
   /**
    * Registers the WebSocket routes ({@code /sockets/bash-events}, {@code /sockets/events}); see
    * {@link EventSockets}. They authenticate themselves: {@code keyAccepted} checks a session key,
-   * {@code open} says the agent has none.
+   * {@code open} says the agent has none; {@code activity} is told while an authenticated socket
+   * follows the events (outside the router's protected prefixes, so the router cannot tell).
    */
   public static void registerSockets(
       Router router,
       BashService service,
       long defaultTimeoutSeconds,
       boolean open,
-      java.util.function.Predicate<String> keyAccepted) {
+      java.util.function.Predicate<String> keyAccepted,
+      dev.paddock.http.ActivityListener activity) {
     BashRoutes routes = new BashRoutes(service, defaultTimeoutSeconds);
-    EventSockets sockets = new EventSockets(service, routes::request, open, keyAccepted);
+    EventSockets sockets = new EventSockets(service, routes::request, open, keyAccepted, activity);
     router
         .websocket("/sockets/bash-events", sockets::bashEvents)
         .websocket("/sockets/events", sockets::events);

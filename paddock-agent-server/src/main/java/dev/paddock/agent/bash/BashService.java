@@ -60,6 +60,7 @@ public final class BashService implements AutoCloseable {
   private final Optional<ForkServer> forkServer;
   private final List<String> launchPrefix;
   private final OomKillCounter oomKills;
+  private final Runnable onCommandEnd;
 
   /**
    * @param user who commands run as (prepared from {@code config}; see {@link CommandUser#prepare})
@@ -74,6 +75,22 @@ public final class BashService implements AutoCloseable {
    *     {@code SANDBOX_ID}); never a key
    */
   public BashService(AgentConfig config, CommandUser user, Map<String, String> agentVariables) {
+    this(config, user, agentVariables, () -> {});
+  }
+
+  /**
+   * @param user who commands run as (prepared from {@code config}; see {@link CommandUser#prepare})
+   * @param agentVariables variables telling commands about their agent ({@code PADDOCK_AGENT_URL},
+   *     {@code SANDBOX_ID}); never a key
+   * @param onCommandEnd called when any command ends (the agent's idle clock starts then), on the
+   *     thread that finished it; must not block
+   */
+  public BashService(
+      AgentConfig config,
+      CommandUser user,
+      Map<String, String> agentVariables,
+      Runnable onCommandEnd) {
+    this.onCommandEnd = onCommandEnd;
     this.config = config;
     this.log = new EventLog(config.maxEvents(), config.maxEventAge());
     Map<String, String> env = commandEnvironment(System.getenv());
@@ -162,6 +179,7 @@ public final class BashService implements AutoCloseable {
     log.add(new BashEvent.Command(record));
     record.result.whenComplete(
         (r, e) -> {
+          onCommandEnd.run();
           spooledBytes.addAndGet(record.spoolBytes());
           prune();
         });
@@ -242,6 +260,11 @@ public final class BashService implements AutoCloseable {
   /** A running or finished command still in the history. */
   Optional<CommandRecord> command(String id) {
     return Optional.ofNullable(commands.get(id));
+  }
+
+  /** True while any command (one-shot or in a session) runs. */
+  public boolean anyRunning() {
+    return commands.values().stream().anyMatch(CommandRecord::running);
   }
 
   List<CommandRecord> running() {

@@ -1,5 +1,6 @@
 package dev.paddock.agent.bash;
 
+import dev.paddock.http.ActivityListener;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.Json;
@@ -56,6 +57,7 @@ final class EventSockets {
   private final Function<JsonBody, CommandRequest> requests;
   private final boolean open;
   private final Predicate<String> keyAccepted;
+  private final ActivityListener activity;
   private final AtomicInteger bashSockets = new AtomicInteger();
   private final AtomicInteger eventSockets = new AtomicInteger();
 
@@ -63,7 +65,9 @@ final class EventSockets {
       BashService service,
       Function<JsonBody, CommandRequest> requests,
       boolean open,
-      Predicate<String> keyAccepted) {
+      Predicate<String> keyAccepted,
+      ActivityListener activity) {
+    this.activity = activity;
     this.service = service;
     this.requests = requests;
     this.open = open;
@@ -298,6 +302,7 @@ final class EventSockets {
           .name("paddock-event-socket")
           .start(
               () -> {
+                activity.started();
                 try {
                   service
                       .feed()
@@ -316,6 +321,8 @@ final class EventSockets {
                   socket.close(1011, "cannot send");
                 } catch (InterruptedException e) {
                   socket.close(1001, "agent stopping");
+                } finally {
+                  activity.ended();
                 }
               });
     }

@@ -40,7 +40,8 @@ public final class TerminalService implements AutoCloseable {
 
   /**
    * @param environment the environment commands get (keys already removed)
-   * @param activity called on terminal input and output (the agent's idle tracking)
+   * @param activity called on terminal input and output and when a terminal ends (the agent's idle
+   *     tracking)
    */
   public TerminalService(
       Path workspace,
@@ -107,7 +108,13 @@ public final class TerminalService implements AutoCloseable {
       }
       Terminal terminal = Terminal.start(pty, launch, Launchers.opener(), user::own);
       terminals.put(id, terminal);
-      terminal.exit().whenComplete((code, e) -> forgetOldEnded());
+      terminal
+          .exit()
+          .whenComplete(
+              (code, e) -> {
+                activity.run();
+                forgetOldEnded();
+              });
       activity.run();
       return terminal.info();
     }
@@ -147,6 +154,11 @@ public final class TerminalService implements AutoCloseable {
     for (int i = 0; i < ended.size() - MAX_ENDED; i++) {
       terminals.remove(ended.get(i).id);
     }
+  }
+
+  /** True while any terminal's program runs (an open shell keeps the agent busy). */
+  public boolean anyRunning() {
+    return terminals.values().stream().anyMatch(Terminal::running);
   }
 
   List<TerminalInfo> list() {

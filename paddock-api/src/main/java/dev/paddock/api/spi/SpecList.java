@@ -1,5 +1,6 @@
 package dev.paddock.api.spi;
 
+import dev.paddock.api.InvalidRequestException;
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
 import dev.paddock.api.SandboxSpec;
@@ -70,6 +71,6 @@ public final class SpecList implements SandboxSpecService {
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new IllegalArgumentException("invalid page id '" + pageId + "'");
+    throw InvalidRequestException.badRequest("invalid page id '" + pageId + "'");
   }
 }

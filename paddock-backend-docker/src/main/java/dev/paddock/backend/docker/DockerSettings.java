@@ -50,6 +50,8 @@ import java.util.regex.Pattern;
  * @param callbackUrl the control plane's URL as seen from inside sandboxes, checked at start
  *     ({@code docker.callback-url}); given to the agent as {@code PADDOCK_CALLBACK_URL}
  * @param specEnv every spec's environment ({@code docker.spec.env.<NAME>})
+ * @param specTimeout every spec's default lifetime ({@code docker.spec.timeout})
+ * @param specIdleTimeout every spec's default idle timeout ({@code docker.spec.idle-timeout})
  * @param instance which control plane's containers these are ({@code docker.instance}, default a
  *     digest of the data directory): the label {@code paddock.instance} that {@code list()} filters
  *     on, so two Paddocks sharing an engine never adopt or reap each other's sandboxes
@@ -76,6 +78,8 @@ record DockerSettings(
     Duration stopGrace,
     Optional<String> callbackUrl,
     Map<String, String> specEnv,
+    Optional<Duration> specTimeout,
+    Optional<Duration> specIdleTimeout,
     String instance,
     Optional<String> runtime) {
 
@@ -172,6 +176,14 @@ record DockerSettings(
               "the control plane's URL as seen from inside sandboxes (checked at start)"));
   static final Setting<Map<String, String>> SPEC_ENV =
       Setting.family("docker.spec.env.", "every spec's environment: docker.spec.env.<NAME>");
+  static final Setting<Duration> SPEC_TIMEOUT =
+      Setting.duration(
+          "docker.spec.timeout",
+          "every spec's default lifetime of a sandbox (a create's timeout overrides it)");
+  static final Setting<Duration> SPEC_IDLE_TIMEOUT =
+      Setting.duration(
+          "docker.spec.idle-timeout",
+          "every spec's default idle timeout (a create's idle_timeout overrides it)");
   static final Setting<String> INSTANCE =
       docker(
               Setting.string(
@@ -212,6 +224,8 @@ record DockerSettings(
           STOP_GRACE,
           CALLBACK_URL,
           SPEC_ENV,
+          SPEC_TIMEOUT,
+          SPEC_IDLE_TIMEOUT,
           INSTANCE,
           RUNTIME);
 
@@ -266,6 +280,8 @@ record DockerSettings(
         s.get(STOP_GRACE),
         s.find(CALLBACK_URL),
         s.get(SPEC_ENV),
+        s.find(SPEC_TIMEOUT).filter(d -> !d.isZero()),
+        s.find(SPEC_IDLE_TIMEOUT).filter(d -> !d.isZero()),
         s.find(INSTANCE).orElseGet(() -> instanceOf(dataDir)),
         s.find(RUNTIME));
   }

@@ -41,6 +41,9 @@ import java.util.OptionalLong;
  * @param specEnv the spec's initial environment ({@code process.spec.env.<NAME>} settings)
  * @param specResources the spec's limits ({@code process.memory}, {@code process.cpus}, {@code
  *     process.pids-limit}; default none), applied through cgroups where the host allows
+ * @param specTimeout the spec's default lifetime ({@code process.spec.timeout}; default: the
+ *     operator's {@code PADDOCK_DEFAULT_TIMEOUT})
+ * @param specIdleTimeout the spec's default idle timeout ({@code process.spec.idle-timeout})
  */
 record ProcessSettings(
     Path home,
@@ -56,7 +59,9 @@ record ProcessSettings(
     Duration aliveTimeout,
     String specId,
     Map<String, String> specEnv,
-    Resources specResources) {
+    Resources specResources,
+    Optional<Duration> specTimeout,
+    Optional<Duration> specIdleTimeout) {
 
   static final String DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -96,6 +101,14 @@ record ProcessSettings(
       Setting.string("process.spec.id", "the id of the one spec").withDefault("process-default");
   static final Setting<Map<String, String>> SPEC_ENV =
       Setting.family("process.spec.env.", "the spec's environment: process.spec.env.<NAME>");
+  static final Setting<Duration> SPEC_TIMEOUT =
+      Setting.duration(
+          "process.spec.timeout",
+          "the spec's default lifetime of a sandbox (a create's timeout overrides it)");
+  static final Setting<Duration> SPEC_IDLE_TIMEOUT =
+      Setting.duration(
+          "process.spec.idle-timeout",
+          "the spec's default idle timeout (a create's idle_timeout overrides it)");
   static final Setting<Long> MEMORY =
       Setting.size(
           "process.memory", "the spec's memory limit (through the memory cgroup); 0: none");
@@ -122,6 +135,8 @@ record ProcessSettings(
           ALIVE_TIMEOUT,
           SPEC_ID,
           SPEC_ENV,
+          SPEC_TIMEOUT,
+          SPEC_IDLE_TIMEOUT,
           MEMORY,
           CPUS,
           PIDS);
@@ -158,7 +173,9 @@ record ProcessSettings(
             s.find(CPUS).map(OptionalDouble::of).orElse(OptionalDouble.empty()),
             s.find(MEMORY).filter(b -> b > 0).map(OptionalLong::of).orElse(OptionalLong.empty()),
             s.find(PIDS).map(OptionalInt::of).orElse(OptionalInt.empty()),
-            OptionalLong.empty()));
+            OptionalLong.empty()),
+        s.find(SPEC_TIMEOUT).filter(d -> !d.isZero()),
+        s.find(SPEC_IDLE_TIMEOUT).filter(d -> !d.isZero()));
   }
 
   /** {@code <dataDir>/sandboxes}: one directory per sandbox. */

@@ -1,0 +1,228 @@
+package dev.paddock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.paddock.backend.process.ProcessBackendProvider;
+import dev.paddock.controlplane.CgroupRoots;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * {@code paddock server} as its own process on port 0 with the process backend and a temporary data
+ * dir, and the CLI run as its own process against it ({@link #cli}). After each test: the server is
+ * stopped, and the test fails if an agent process of its data dir or a sandbox cgroup is left
+ * behind; the data dir is removed.
+ */
+final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
+  static final String ADMIN_KEY = "pdk_cli-test-admin-key-0123456789abcdef0123";
+  private static final Pattern LISTENING = Pattern.compile("listening on (http://[^ ]+)");
+
+  private Path dataDir;
+  private Process server;
+  private String url;
+  private Set<Path> cgroupsBefore;
+
+  /** What one CLI run printed and how it exited. */
+  record Run(int exit, String out, String err) {}
+
+  @Override
+  public void beforeEach(ExtensionContext context) throws IOException {
+    dataDir = Files.createTempDirectory("paddock-cli-test-");
+    cgroupsBefore = sandboxCgroups();
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) throws Exception {
+    try {
+      if (server != null && server.isAlive()) {
+        Run left = cli("sandbox", "list", "--json");
+        for (String id : ids(left.out())) {
+          cli("sandbox", "delete", id);
+        }
+      }
+    } finally {
+      stop();
+    }
+    Awaitility.await("every agent of the test gone")
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> labelledAgents().isEmpty());
+    try (var paths = Files.walk(dataDir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+    Set<Path> cgroups = sandboxCgroups();
+    cgroups.removeAll(cgroupsBefore);
+    assertThat(cgroups).as("cgroups left behind").isEmpty();
+  }
+
+  /** Starts the server (again) on the data dir; returns its URL once it listens. */
+  String start() throws IOException {
+    return start(Map.of());
+  }
+
+  /** As {@link #start()}, with {@code settings} added to the server's environment. */
+  String start(Map<String, String> settings) throws IOException {
+    List<String> argv =
+        List.of(
+            java(),
+            "--enable-native-access=ALL-UNNAMED",
+            "-cp",
+            System.getProperty("java.class.path"),
+            "dev.paddock.cli.Main",
+            "server",
+            "--port",
+            "0",
+            "--data-dir",
+            dataDir.toString());
+    ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
+    Map<String, String> env = builder.environment();
+    env.put("PADDOCK_ADMIN_KEY", ADMIN_KEY);
+    env.put("agent.command", ProcessBackendProvider.classPathAgentCommand());
+    env.put("process.stop-grace", "3s");
+    env.put("PADDOCK_RECONCILE_SECONDS", "1");
+    env.putAll(settings);
+    server = builder.start();
+    BufferedReader lines =
+        new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+    String line;
+    while ((line = lines.readLine()) != null) {
+      Matcher m = LISTENING.matcher(line);
+      if (m.find()) {
+        Thread drain = new Thread(() -> lines.lines().forEach(l -> {}));
+        drain.setDaemon(true);
+        drain.start();
+        url = m.group(1);
+        return url;
+      }
+    }
+    throw new IllegalStateException("paddock server ended before it listened");
+  }
+
+  /** Stops the server as an operator would (SIGTERM: its shutdown hooks run). */
+  void stop() throws InterruptedException {
+    if (server != null) {
+      server.destroy();
+      if (!server.waitFor(20, TimeUnit.SECONDS)) {
+        server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /** Kills the server with SIGKILL: nothing of it runs. */
+  void kill() throws InterruptedException {
+    server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+  }
+
+  Path dataDir() {
+    return dataDir;
+  }
+
+  String url() {
+    return url;
+  }
+
+  /**
+   * Runs {@code paddock ARGS} as its own process that finds the server only through the data dir
+   * (no {@code PADDOCK_URL}), with the admin key.
+   */
+  Run cli(String... args) throws IOException, InterruptedException {
+    return cli(Map.of(), "", args);
+  }
+
+  /** As {@link #cli(String...)}, with {@code env} added and {@code stdin} as standard input. */
+  Run cli(Map<String, String> env, String stdin, String... args)
+      throws IOException, InterruptedException {
+    List<String> argv = new ArrayList<>();
+    argv.addAll(
+        List.of(java(), "-cp", System.getProperty("java.class.path"), "dev.paddock.cli.Main"));
+    argv.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(argv);
+    builder.environment().remove("PADDOCK_URL");
+    builder.environment().put("PADDOCK_DATA_DIR", dataDir.toString());
+    builder.environment().put("PADDOCK_API_KEY", ADMIN_KEY);
+    builder.environment().putAll(env);
+    Process cli = builder.start();
+    CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli, true));
+    CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(cli, false));
+    try (var in = cli.getOutputStream()) {
+      in.write(stdin.getBytes(StandardCharsets.UTF_8));
+    }
+    if (!cli.waitFor(120, TimeUnit.SECONDS)) {
+      cli.destroyForcibly().waitFor();
+      throw new AssertionError("paddock " + String.join(" ", args) + " did not end");
+    }
+    return new Run(cli.exitValue(), out.join(), err.join());
+  }
+
+  private static String read(Process process, boolean out) {
+    try (var in = out ? process.getInputStream() : process.getErrorStream()) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static String java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  private static List<String> ids(String json) {
+    List<String> ids = new ArrayList<>();
+    Matcher m = Pattern.compile("\"id\" ?: ?\"([^\"]+)\"").matcher(json);
+    while (m.find()) {
+      ids.add(m.group(1));
+    }
+    return ids;
+  }
+
+  private static Set<Path> sandboxCgroups() throws IOException {
+    Set<Path> found = new HashSet<>();
+    for (Path root : CgroupRoots.all()) {
+      if (Files.isDirectory(root)) {
+        try (var dirs = Files.list(root)) {
+          dirs.filter(d -> d.getFileName().toString().startsWith("sb-")).forEach(found::add);
+        }
+      }
+    }
+    return found;
+  }
+
+  /** Pids of live processes labelled by a sandbox of this test's data dir. */
+  private List<Long> labelledAgents() throws IOException {
+    List<Long> pids = new ArrayList<>();
+    try (var procs = Files.list(Path.of("/proc"))) {
+      for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+        try {
+          String environ = Files.readString(proc.resolve("environ"), StandardCharsets.ISO_8859_1);
+          String cmdline = Files.readString(proc.resolve("cmdline"), StandardCharsets.ISO_8859_1);
+          if (environ.contains("PADDOCK_MANAGED=true") && cmdline.contains(dataDir.toString())) {
+            pids.add(Long.parseLong(proc.getFileName().toString()));
+          }
+        } catch (IOException e) {
+          // Gone meanwhile, or not ours to read.
+        }
+      }
+    }
+    return pids;
+  }
+}
