@@ -47,6 +47,7 @@ final class SettingsCatalog {
     server.addAll(CommonSettings.ALL);
     groups.add(new Group("Server", server));
     groups.add(new Group("Control plane", ControlPlaneSettings.ALL));
+    groups.add(new Group("Sandbox gateway", GatewaySettings.ALL));
     groups.add(new Group("Forwarded into sandboxes", ForwardedEnvironment.SETTINGS));
     groups.add(new Group("Workspace archives", ArchiveSettings.ALL));
     for (ArchiveStoreProvider store : ServiceLoader.load(ArchiveStoreProvider.class)) {
