@@ -20,10 +20,12 @@ import dev.paddock.controlplane.ControlPlaneSettings;
 import dev.paddock.controlplane.ForwardedEnvironment;
 import dev.paddock.controlplane.SandboxEvents;
 import dev.paddock.controlplane.SandboxLimits;
+import dev.paddock.http.HttpServerConfig;
 import dev.paddock.server.ApiServer;
 import dev.paddock.server.ApiServerConfig;
 import dev.paddock.server.Metrics;
 import dev.paddock.store.DataDirectory;
+import dev.paddock.server.gateway.Gateway;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
 import java.io.IOException;
@@ -105,16 +107,10 @@ final class ServerCommand implements Callable<Integer> {
         ApiServer.bootstrapAdmin(store, typed.find(ServerSettings.ADMIN_KEY));
     String bindHost = typed.get(ServerSettings.HOST);
     int bindPort = typed.get(ServerSettings.PORT);
+    Optional<Gateway> gateway =
+        GatewaySettings.gateway(typed, masterSecret(typed, data), store, backend);
     ApiServer server =
-        ApiServer.start(
-            bindHost,
-            bindPort,
-            service,
-            specs,
-            store,
-            metrics,
-            service.archives(),
-            ApiServerConfig.fromSettings(settings));
+        startApi(bindHost, bindPort, service, specs, store, metrics, settings, gateway);
     ScheduledExecutorService reconciler =
         reconcileLoop(service, typed.get(ServerSettings.RECONCILE));
     ServerRecord.write(data, ServerRecord.localUrl(bindHost, server.port()));
@@ -142,6 +138,7 @@ final class ServerCommand implements Callable<Integer> {
                   reconciler.shutdownNow();
                   server.close();
                   ServerRecord.remove(data);
+                  gateway.ifPresent(Gateway::close);
                   service.close();
                   archiveStore.close();
                   backend.close();
@@ -150,6 +147,25 @@ final class ServerCommand implements Callable<Integer> {
                 }));
     stopped.await();
     return 0;
+  }
+
+  private static ApiServer startApi(
+      String host,
+      int port,
+      ControlPlaneSandboxService service,
+      SandboxSpecService specs,
+      SandboxStore store,
+      Metrics metrics,
+      Map<String, String> settings,
+      Optional<Gateway> gateway) {
+    ApiServerConfig api = ApiServerConfig.fromSettings(settings);
+    if (gateway.isEmpty()) {
+      return ApiServer.start(host, port, service, specs, store, metrics, service.archives(), api);
+    }
+    HttpServerConfig http =
+        HttpServerConfig.builder(new java.net.InetSocketAddress(host, port)).backlog(512).build();
+    return ApiServer.start(
+        http, service, specs, store, metrics, service.archives(), api, gateway.get());
   }
 
   /**

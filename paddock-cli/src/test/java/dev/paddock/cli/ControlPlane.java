@@ -57,6 +57,8 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
   private SandboxBackend backend;
   private ControlPlaneSandboxService service;
   private ApiServer server;
+  private boolean withGateway;
+  private dev.paddock.server.gateway.Gateway gateway;
   final HttpClient http = HttpClient.newHttpClient();
 
   ControlPlane() {
@@ -93,6 +95,12 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     return this;
   }
 
+  /** This control plane with the sandbox gateway on, as {@code paddock server} runs it. */
+  ControlPlane withGateway() {
+    this.withGateway = true;
+    return this;
+  }
+
   @Override
   public void beforeEach(ExtensionContext context) throws IOException {
     dataDir = Files.createTempDirectory("paddock-cp-test-");
@@ -118,9 +126,29 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
                 .apply(ControlPlaneConfig.builder(MASTER_SECRET).archiveStore(archiveStore))
                 .build());
     ApiServer.bootstrapAdmin(store, Optional.of(ADMIN_KEY));
-    server =
-        ApiServer.start(
-            "127.0.0.1", 0, service, specs, store, new Metrics(), service.archives(), apiConfig);
+    if (withGateway) {
+      gateway =
+          dev.paddock.server.gateway.Gateway.create(
+              store,
+              backend,
+              dev.paddock.server.gateway.GatewayConfig.builder(MASTER_SECRET).build());
+      server =
+          ApiServer.start(
+              dev.paddock.http.HttpServerConfig.builder(
+                      new java.net.InetSocketAddress("127.0.0.1", 0))
+                  .build(),
+              service,
+              specs,
+              store,
+              new Metrics(),
+              service.archives(),
+              apiConfig,
+              gateway);
+    } else {
+      server =
+          ApiServer.start(
+              "127.0.0.1", 0, service, specs, store, new Metrics(), service.archives(), apiConfig);
+    }
   }
 
   @Override
@@ -144,6 +172,9 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
       }
     } finally {
       server.close();
+      if (gateway != null) {
+        gateway.close();
+      }
       service.close();
       archiveStore.close();
       backend.close();

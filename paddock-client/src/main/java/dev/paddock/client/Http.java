@@ -24,7 +24,10 @@ final class Http {
   private final String headerValue;
 
   Http(URI base, String headerName, String headerValue) {
-    this.base = base;
+    // Relative paths resolve under the base, also when it has a path of its own (an agent behind
+    // the gateway lives at /sandboxes/{id}/agent): without the slash its last segment would go.
+    String path = base.getRawPath();
+    this.base = path == null || path.endsWith("/") ? base : URI.create(base + "/");
     this.headerName = headerName;
     this.headerValue = headerValue;
   }

@@ -4,6 +4,7 @@ import com.sun.net.httpserver.Filter;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -108,6 +109,10 @@ final class Connection implements Runnable {
         runWebSocket(exchange.upgradedTo().get());
         return;
       }
+      if (exchange.takenOverBy().isPresent()) {
+        runTakeover(exchange.takenOverBy().get());
+        return;
+      }
       if (exchange.closeAfter()) {
         return;
       }
@@ -186,6 +191,29 @@ final class Connection implements Runnable {
     WebSocketConnection connection = new WebSocketConnection(this, socket, in, out, listener);
     webSocket = connection;
     connection.run();
+  }
+
+  /** Relays raw bytes; the socket is closed afterwards (no lingering: the taker ended it). */
+  private void runTakeover(ConnectionTakeover takeover) throws IOException {
+    in.timeout(0);
+    InputStream raw =
+        new InputStream() {
+          @Override
+          public int read() throws IOException {
+            return in.read();
+          }
+
+          @Override
+          public int read(byte[] target, int offset, int length) throws IOException {
+            return in.read(target, offset, length);
+          }
+        };
+    out.flush();
+    try {
+      takeover.run(raw, wire);
+    } finally {
+      abort();
+    }
   }
 
   /**

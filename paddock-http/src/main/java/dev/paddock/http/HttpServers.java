@@ -22,4 +22,21 @@ public final class HttpServers {
   public static HttpServer create(HttpServerConfig config) throws IOException {
     return PaddockHttpServer.bind(config);
   }
+
+  /**
+   * Takes the connection of {@code exchange} over once its handler returns: no HTTP response is
+   * written by the server; {@code takeover} writes whatever it relays (see {@link
+   * ConnectionTakeover}). The exchange must come from a server made here and must not have sent
+   * response headers yet; the connection never serves another request.
+   *
+   * @throws IllegalArgumentException when the exchange is not one of this package's servers
+   * @throws IllegalStateException when its response has already started
+   */
+  public static void takeOver(
+      com.sun.net.httpserver.HttpExchange exchange, ConnectionTakeover takeover) {
+    if (!(exchange instanceof PaddockExchange ours)) {
+      throw new IllegalArgumentException("not an exchange of a server from HttpServers.create");
+    }
+    ours.takeOver(java.util.Objects.requireNonNull(takeover, "takeover"));
+  }
 }

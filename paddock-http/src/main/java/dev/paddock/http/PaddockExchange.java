@@ -35,6 +35,7 @@ final class PaddockExchange extends HttpExchange {
   private boolean closeAfter;
   private boolean finished;
   private WebSocketListener upgradedTo;
+  private ConnectionTakeover takenOverBy;
 
   PaddockExchange(Connection connection, PaddockContext context, RequestHead head) {
     this.connection = connection;
@@ -267,6 +268,21 @@ final class PaddockExchange extends HttpExchange {
     upgradedTo = listener;
   }
 
+  /** Hands the connection to {@code takeover} after the handler; nothing is written here. */
+  void takeOver(ConnectionTakeover takeover) {
+    if (responseCode >= 0) {
+      throw new IllegalStateException("response headers already sent; cannot take over");
+    }
+    responseCode = 101;
+    responseBody = new ResponseBody.None("connection taken over", false);
+    takenOverBy = takeover;
+    closeAfter = true;
+  }
+
+  java.util.Optional<ConnectionTakeover> takenOverBy() {
+    return java.util.Optional.ofNullable(takenOverBy);
+  }
+
   java.util.Optional<WebSocketListener> upgradedTo() {
     return java.util.Optional.ofNullable(upgradedTo);
   }
@@ -282,7 +298,7 @@ final class PaddockExchange extends HttpExchange {
     }
     finished = true;
     try {
-      if (upgradedTo != null) {
+      if (upgradedTo != null || takenOverBy != null) {
         return;
       }
       if (responseCode < 0) {

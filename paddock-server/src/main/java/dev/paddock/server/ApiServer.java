@@ -13,6 +13,7 @@ import dev.paddock.http.HttpError;
 import dev.paddock.http.HttpServerConfig;
 import dev.paddock.http.HttpServers;
 import dev.paddock.http.Router;
+import dev.paddock.server.gateway.Gateway;
 import dev.paddock.store.SandboxStore;
 import java.io.IOException;
 import java.io.InputStream;
@@ -87,11 +88,48 @@ public final class ApiServer implements AutoCloseable {
       Metrics metrics,
       WorkspaceArchives archives,
       ApiServerConfig config) {
+    return start(
+        HttpServerConfig.builder(new InetSocketAddress(host, port)).backlog(512).build(),
+        sandboxes,
+        specs,
+        store,
+        metrics,
+        archives,
+        config,
+        Optional.empty());
+  }
+
+  /**
+   * As above on the HTTP server {@code http} describes (address, TLS), with the sandbox gateway in
+   * front of the API when {@code gateway} is given: {@code /sandboxes/...} and host-mode requests
+   * go to it, exposed URLs point through it, its metrics join {@code /metrics}.
+   */
+  public static ApiServer start(
+      HttpServerConfig http,
+      SandboxService sandboxes,
+      SandboxSpecService specs,
+      SandboxStore store,
+      Metrics metrics,
+      WorkspaceArchives archives,
+      ApiServerConfig config,
+      Gateway gateway) {
+    return start(http, sandboxes, specs, store, metrics, archives, config, Optional.of(gateway));
+  }
+
+  private static ApiServer start(
+      HttpServerConfig httpConfig,
+      SandboxService sandboxes,
+      SandboxSpecService specs,
+      SandboxStore store,
+      Metrics metrics,
+      WorkspaceArchives archives,
+      ApiServerConfig config,
+      Optional<Gateway> gateway) {
+    String host = httpConfig.address().getHostString();
+    int port = httpConfig.address().getPort();
     HttpServer http;
     try {
-      http =
-          HttpServers.create(
-              HttpServerConfig.builder(new InetSocketAddress(host, port)).backlog(512).build());
+      http = HttpServers.create(httpConfig);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
@@ -108,7 +146,8 @@ public final class ApiServer implements AutoCloseable {
             call -> {
               config.metricsKey().ifPresent(key -> requireMetricsKey(call, key));
               call.setHeader("Content-Type", "text/plain; version=0.0.4");
-              call.send(200, metrics.scrape(store).getBytes(StandardCharsets.UTF_8));
+              String text = metrics.scrape(store) + gateway.map(Gateway::scrape).orElse("");
+              call.send(200, text.getBytes(StandardCharsets.UTF_8));
             })
         .add(
             "GET",
@@ -117,14 +156,18 @@ public final class ApiServer implements AutoCloseable {
               call.setHeader("Content-Type", "application/json");
               call.send(200, openApi());
             });
-    new SandboxRoutes(sandboxes, auth).register(router);
+    GatewayRoutes gatewayRoutes =
+        new GatewayRoutes(gateway, sandboxes, auth, httpConfig.tls().isPresent());
+    new SandboxRoutes(sandboxes, auth, gatewayRoutes).register(router);
+    gatewayRoutes.register(router);
     new SpecRoutes(specs, auth).register(router);
     new ArchiveRoutes(archives, auth).register(router);
     new UserRoutes(store, auth, Clock.systemUTC()).register(router);
     new WebhookRoutes(sandboxes, store, config).register(router);
     ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor();
     http.setExecutor(handlers);
-    http.createContext("/", counted(router, metrics));
+    HttpHandler api = counted(router, metrics);
+    http.createContext("/", gateway.map(g -> g.inFrontOf(api)).orElse(api));
     http.start();
     return new ApiServer(http, handlers);
   }

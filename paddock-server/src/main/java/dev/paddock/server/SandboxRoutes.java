@@ -32,10 +32,17 @@ final class SandboxRoutes {
 
   private final SandboxService sandboxes;
   private final Authenticator auth;
+  private final GatewayRoutes gateway;
 
-  SandboxRoutes(SandboxService sandboxes, Authenticator auth) {
+  SandboxRoutes(SandboxService sandboxes, Authenticator auth, GatewayRoutes gateway) {
     this.sandboxes = sandboxes;
     this.auth = auth;
+    this.gateway = gateway;
+  }
+
+  /** The reply shape of one sandbox, its URLs through the gateway when it is on. */
+  private Map<String, Object> view(Call call, SandboxInfo info) {
+    return Views.sandbox(gateway.view(call, info));
   }
 
   void register(Router router) {
@@ -61,7 +68,7 @@ final class SandboxRoutes {
     int limit = call.queryInt("limit", 1, PageRequest.MAX_LIMIT).orElse(PageRequest.MAX_LIMIT);
     var page =
         sandboxes.search(caller, filter(call), new PageRequest(call.query("page_id"), limit));
-    call.sendJson(200, Views.page(page, info -> Views.sandbox(withKey(caller, info))));
+    call.sendJson(200, Views.page(page, info -> view(call, withKey(caller, info))));
   }
 
   private static SandboxFilter filter(Call call) {
@@ -108,7 +115,7 @@ final class SandboxRoutes {
     }
     List<Object> items = new ArrayList<>();
     for (Optional<SandboxInfo> info : sandboxes.batchGet(caller, ids)) {
-      items.add(info.map(i -> (Object) Views.sandbox(withKey(caller, i))).orElse(null));
+      items.add(info.map(i -> (Object) view(call, withKey(caller, i))).orElse(null));
     }
     call.sendJson(200, items);
   }
@@ -117,7 +124,7 @@ final class SandboxRoutes {
     Caller caller = auth.require(call).caller();
     String id = call.pathParam("id");
     SandboxInfo info = sandboxes.get(caller, id).orElseThrow(() -> notFound(id));
-    call.sendJson(200, Views.sandbox(withKey(caller, info)));
+    call.sendJson(200, view(call, withKey(caller, info)));
   }
 
   /** The info with its current key when RUNNING and the caller owns it; otherwise none. */
@@ -146,10 +153,10 @@ final class SandboxRoutes {
     SandboxInfo started = sandboxes.start(caller, request);
     if (wait) {
       SandboxInfo running = sandboxes.waitUntilRunning(caller, started.id(), timeout);
-      call.sendJson(200, Views.sandbox(withKey(caller, running)));
+      call.sendJson(200, view(call, withKey(caller, running)));
       return;
     }
-    call.sendJson(200, Views.sandbox(started));
+    call.sendJson(200, view(call, started));
   }
 
   /** {@code PATCH /api/v1/sandboxes/{id}} with {@code {"labels": {...}}}: replaces the labels. */
@@ -161,7 +168,7 @@ final class SandboxRoutes {
         body.stringMap("labels")
             .orElseThrow(() -> HttpError.unprocessable("field 'labels' is required"));
     SandboxInfo info = sandboxes.setLabels(caller, id, labels).orElseThrow(() -> notFound(id));
-    call.sendJson(200, Views.sandbox(withKey(caller, info)));
+    call.sendJson(200, view(call, withKey(caller, info)));
   }
 
   /** {@code POST /api/v1/sandboxes/{id}/keepalive} with optional {@code {"timeout": seconds}}. */
@@ -174,7 +181,7 @@ final class SandboxRoutes {
         timeout.isPresent()
             ? sandboxes.keepAlive(caller, id, timeout.get())
             : sandboxes.keepAlive(caller, id);
-    call.sendJson(200, Views.sandbox(withKey(caller, kept.orElseThrow(() -> notFound(id)))));
+    call.sendJson(200, view(call, withKey(caller, kept.orElseThrow(() -> notFound(id)))));
   }
 
   private void pause(Call call) throws IOException {
@@ -190,7 +197,7 @@ final class SandboxRoutes {
     Caller caller = auth.require(call).caller();
     String id = call.pathParam("id");
     SandboxInfo resumed = sandboxes.resume(caller, id).orElseThrow(() -> notFound(id));
-    call.sendJson(200, Map.of("success", true, "sandbox", Views.sandbox(resumed)));
+    call.sendJson(200, Map.of("success", true, "sandbox", view(call, resumed)));
   }
 
   /**

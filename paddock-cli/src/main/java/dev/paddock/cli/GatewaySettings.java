@@ -1,0 +1,47 @@
+package dev.paddock.cli;
+
+import dev.paddock.api.settings.Setting;
+import dev.paddock.api.settings.Settings;
+import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.server.gateway.Gateway;
+import dev.paddock.server.gateway.GatewayConfig;
+import dev.paddock.store.SandboxStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** The settings of the sandbox gateway (docs/GATEWAY.md), and the gateway they describe. */
+final class GatewaySettings {
+  static final Setting<String> GATEWAY =
+      Setting.oneOf(
+              "PADDOCK_GATEWAY",
+              "route sandbox traffic through the control plane (on) or expose agents directly (off)",
+              "on",
+              "off")
+          .withDefault("on");
+  static final Setting<String> DOMAIN =
+      Setting.string(
+          "PADDOCK_GATEWAY_DOMAIN",
+          "wildcard domain of host mode, {port}-{id}.<domain> (unset: path mode only)");
+  static final Setting<Duration> IDLE_TIMEOUT =
+      Setting.duration(
+              "PADDOCK_GATEWAY_IDLE_TIMEOUT",
+              "how long a sandbox may send nothing before a relayed request is cut")
+          .withDefault(Duration.ofSeconds(300));
+
+  static final List<Setting<?>> ALL = List.of(GATEWAY, DOMAIN, IDLE_TIMEOUT);
+
+  private GatewaySettings() {}
+
+  /** The gateway the settings ask for; empty when {@code PADDOCK_GATEWAY=off}. */
+  static Optional<Gateway> gateway(
+      Settings settings, String masterSecret, SandboxStore store, SandboxBackend backend) {
+    if (settings.get(GATEWAY).equals("off")) {
+      return Optional.empty();
+    }
+    GatewayConfig.Builder config =
+        GatewayConfig.builder(masterSecret).idleTimeout(settings.get(IDLE_TIMEOUT));
+    settings.find(DOMAIN).filter(d -> !d.isBlank()).ifPresent(config::domain);
+    return Optional.of(Gateway.create(store, backend, config.build()));
+  }
+}

@@ -1,0 +1,105 @@
+package dev.paddock.server;
+
+import dev.paddock.api.Caller;
+import dev.paddock.api.SandboxInfo;
+import dev.paddock.api.SandboxService;
+import dev.paddock.http.Call;
+import dev.paddock.http.HttpError;
+import dev.paddock.http.JsonBody;
+import dev.paddock.server.gateway.Gateway;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The REST side of the sandbox gateway: exposed URLs rewritten to go through it, and {@code POST
+ * /api/v1/sandboxes/{id}/ports/{port}/url} minting signed, expiring URLs for one port. Without a
+ * gateway ({@code PADDOCK_GATEWAY=off}) sandboxes show their direct URLs and the route is a 404.
+ */
+final class GatewayRoutes {
+  private final Optional<Gateway> gateway;
+  private final SandboxService sandboxes;
+  private final Authenticator auth;
+  private final boolean secure;
+
+  GatewayRoutes(
+      Optional<Gateway> gateway, SandboxService sandboxes, Authenticator auth, boolean secure) {
+    this.gateway = gateway;
+    this.sandboxes = sandboxes;
+    this.auth = auth;
+    this.secure = secure;
+  }
+
+  void register(dev.paddock.http.Router router) {
+    router.add("POST", "/api/v1/sandboxes/{id}/ports/{port}/url", Failures.mapped(this::signUrl));
+  }
+
+  /**
+   * {@code info} as the caller of {@code call} should see it: through the gateway when it is on.
+   */
+  SandboxInfo view(Call call, SandboxInfo info) {
+    return gateway.map(g -> g.exposedThrough(baseUrl(call), info)).orElse(info);
+  }
+
+  /** The control plane as this client reached it (its own Host header). */
+  private String baseUrl(Call call) {
+    String host = call.header("Host").filter(h -> !h.isBlank()).orElse("127.0.0.1");
+    return (secure ? "https://" : "http://") + host;
+  }
+
+  /**
+   * {@code {"expires_in": seconds}} optional; answers {@code url}, {@code token}, {@code
+   * expires_at}.
+   */
+  private void signUrl(Call call) throws IOException {
+    Gateway g =
+        gateway.orElseThrow(
+            () -> HttpError.notFound("the sandbox gateway is off (PADDOCK_GATEWAY=off)"));
+    Caller caller = auth.require(call).caller();
+    String id = call.pathParam("id");
+    int port = port(call.pathParam("port"));
+    Duration lifetime = lifetime(call);
+    SandboxInfo info =
+        sandboxes
+            .get(caller, id)
+            .orElseThrow(() -> HttpError.notFound("sandbox " + id + " not found"));
+    if (caller.userId().isPresent() && !info.createdByUserId().equals(caller.userId())) {
+      throw new HttpError(403, "only the owner of sandbox " + id + " may sign URLs for its ports");
+    }
+    Gateway.SignedUrl signed = g.sign(baseUrl(call), id, port, lifetime);
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("url", signed.url());
+    reply.put("token", signed.token());
+    reply.put("expires_at", signed.expiresAt().toString());
+    call.sendJson(200, reply);
+  }
+
+  private static int port(String text) {
+    try {
+      int port = Integer.parseInt(text);
+      if (port >= 1 && port <= 65535) {
+        return port;
+      }
+    } catch (NumberFormatException e) {
+      // Answered below.
+    }
+    throw HttpError.unprocessable("port must be a number from 1 to 65535, got '" + text + "'");
+  }
+
+  private static Duration lifetime(Call call) throws IOException {
+    if (call.contentLength() == 0) {
+      return Duration.ZERO;
+    }
+    byte[] raw = call.smallBody();
+    if (raw.length == 0) {
+      return Duration.ZERO;
+    }
+    JsonBody body = JsonBody.parse(raw, Set.of("expires_in"));
+    return body.optionalLong("expires_in", 1, Long.MAX_VALUE)
+        .map(Duration::ofSeconds)
+        .orElse(Duration.ZERO);
+  }
+}

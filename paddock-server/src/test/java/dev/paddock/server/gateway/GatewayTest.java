@@ -1,0 +1,399 @@
+package dev.paddock.server.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.paddock.api.ExposedUrl;
+import dev.paddock.api.KeyDigest;
+import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.api.spi.RuntimeRequest;
+import dev.paddock.api.spi.RuntimeState;
+import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.http.HttpServerConfig;
+import dev.paddock.http.HttpServers;
+import dev.paddock.http.Json;
+import dev.paddock.http.Router;
+import dev.paddock.http.WebSocket;
+import dev.paddock.http.WebSocketListener;
+import dev.paddock.store.SandboxRecord;
+import dev.paddock.store.SandboxStore;
+import dev.paddock.store.SandboxStores;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gateway in front of a real agent-like server (Paddock's HTTP layer on port 0), with the real
+ * embedded store and a backend fake that only says where the agent listens: streaming, framing,
+ * headers, keep-alive, tunnels and the state checks at the door.
+ */
+class GatewayTest {
+  private static final String KEY = "session-key-of-sb-1-0123456789abcdef";
+  private static final String SECRET = "a-test-master-secret-of-at-least-32-bytes";
+
+  private Path dataDir;
+  private SandboxStore store;
+  private HttpServer agent;
+  private HttpServer front;
+  private Gateway gateway;
+  private final AtomicInteger inspections = new AtomicInteger();
+  private final Map<String, String> seenHeaders = new ConcurrentHashMap<>();
+  private final CountDownLatch secondLine = new CountDownLatch(1);
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @BeforeEach
+  void start() throws Exception {
+    dataDir = Files.createTempDirectory("paddock-gateway-test-");
+    store = SandboxStores.openEmbedded(dataDir);
+    agent = HttpServers.create(HttpServerConfig.builder(loopback()).build());
+    agent.createContext("/", agentRouter());
+    agent.start();
+    gateway = Gateway.create(store, new FakeBackend(), GatewayConfig.builder(SECRET).build());
+    front = HttpServers.create(HttpServerConfig.builder(loopback()).build());
+    front.createContext(
+        "/",
+        gateway.inFrontOf(
+            exchange -> {
+              exchange.sendResponseHeaders(418, -1);
+              exchange.close();
+            }));
+    front.start();
+    insert("sb-1", SandboxStatus.RUNNING);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    front.stop(0);
+    gateway.close();
+    agent.stop(0);
+    store.close();
+    http.shutdownNow();
+    try (var paths = Files.walk(dataDir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  private Router agentRouter() {
+    Router router = Router.builder().build();
+    router.add(
+        "GET",
+        "/headers",
+        call -> {
+          for (String name :
+              List.of(
+                  "X-Forwarded-For",
+                  "X-Forwarded-Proto",
+                  "X-Forwarded-Prefix",
+                  "X-Drop-Me",
+                  "Keep-Alive",
+                  "X-Session-API-Key",
+                  "X-Kept")) {
+            call.header(name).ifPresent(v -> seenHeaders.put(name, v));
+          }
+          call.sendJson(200, Map.of("path", call.path()));
+        });
+    router.add(
+        "GET",
+        "/who",
+        call -> {
+          call.sendJson(200, Map.of("ok", true));
+        });
+    router.add(
+        "GET",
+        "/stream",
+        call -> {
+          try (OutputStream out = call.stream(200, "application/x-ndjson", 0)) {
+            out.write("{\"n\":1}\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            // The second line waits until the client has the first one through the gateway.
+            if (!secondLine.await(20, TimeUnit.SECONDS)) {
+              return;
+            }
+            out.write("{\"n\":2}\n".getBytes(StandardCharsets.UTF_8));
+          }
+        });
+    router.add(
+        "POST",
+        "/count",
+        call -> {
+          long n = 0;
+          java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+          byte[] buffer = new byte[8192];
+          try (InputStream in = call.body()) {
+            int r;
+            while ((r = in.read(buffer)) >= 0) {
+              sha.update(buffer, 0, r);
+              n += r;
+            }
+          }
+          call.sendJson(
+              200, Map.of("bytes", n, "sha", java.util.HexFormat.of().formatHex(sha.digest())));
+        });
+    router.websocket(
+        "/echo",
+        call ->
+            new WebSocketListener() {
+              @Override
+              public void onText(WebSocket socket, String text) {
+                try {
+                  socket.sendText("echo:" + text);
+                } catch (java.io.IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+              }
+            });
+    return router;
+  }
+
+  private final class FakeBackend implements SandboxBackend {
+    @Override
+    public String name() {
+      return "fake";
+    }
+
+    @Override
+    public RuntimeHandle start(RuntimeRequest request) {
+      throw new UnsupportedOperationException("the gateway never starts sandboxes");
+    }
+
+    @Override
+    public RuntimeState inspect(RuntimeHandle handle) {
+      inspections.incrementAndGet();
+      String url = "http://127.0.0.1:" + agent.getAddress().getPort();
+      return new RuntimeState(
+          SandboxStatus.RUNNING,
+          List.of(new ExposedUrl(ExposedUrl.AGENT_SERVER, url, agent.getAddress().getPort())),
+          Optional.empty());
+    }
+
+    @Override
+    public void pause(RuntimeHandle handle) {}
+
+    @Override
+    public RuntimeHandle resume(RuntimeHandle handle) {
+      return handle;
+    }
+
+    @Override
+    public void destroy(RuntimeHandle handle) {}
+
+    @Override
+    public List<RuntimeHandle> list() {
+      return List.of();
+    }
+  }
+
+  private void insert(String id, SandboxStatus status) {
+    Instant now = Instant.now();
+    store.insert(
+        new SandboxRecord(
+            id,
+            Optional.of("user-1"),
+            "default",
+            status,
+            Optional.of(KeyDigest.sha256Hex(id.equals("sb-1") ? KEY : KEY + id)),
+            Optional.of(new RuntimeHandle(id, "fake", Map.of())),
+            Optional.empty(),
+            now,
+            now,
+            0));
+  }
+
+  private static InetSocketAddress loopback() {
+    return new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+  }
+
+  private String url(String path) {
+    return "http://127.0.0.1:" + front.getAddress().getPort() + path;
+  }
+
+  private HttpResponse<String> get(String path, String... headers) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url(path)));
+    if (headers.length > 0) {
+      request.headers(headers);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void ndjsonLinesPassAsTheyArriveNotWhenTheStreamEnds() throws Exception {
+    HttpResponse<InputStream> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url("/sandboxes/sb-1/agent/stream"))).build(),
+            HttpResponse.BodyHandlers.ofInputStream());
+    try (BufferedReader lines =
+        new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+      // The upstream holds its second line until this first one has arrived: a buffering
+      // gateway would deadlock here until the upstream gave up.
+      assertThat(lines.readLine()).isEqualTo("{\"n\":1}");
+      secondLine.countDown();
+      assertThat(lines.readLine()).isEqualTo("{\"n\":2}");
+      assertThat(lines.readLine()).isNull();
+    }
+    assertThat(response.headers().firstValue("Content-Type")).contains("application/x-ndjson");
+  }
+
+  @Test
+  void hopByHopHeadersAreDroppedAndForwardingHeadersAdded() throws Exception {
+    HttpResponse<String> response =
+        get(
+            "/sandboxes/sb-1/agent/headers?x=1",
+            "X-Drop-Me",
+            "1",
+            "X-Kept",
+            "yes",
+            "X-Session-API-Key",
+            KEY);
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(Json.parseObject(response.body().getBytes())).containsEntry("path", "/headers");
+    assertThat(seenHeaders)
+        .containsEntry("X-Forwarded-For", "127.0.0.1")
+        .containsEntry("X-Forwarded-Proto", "http")
+        .containsEntry("X-Forwarded-Prefix", "/sandboxes/sb-1/agent")
+        .containsEntry("X-Kept", "yes")
+        .containsEntry("X-Session-API-Key", KEY); // the agent checks it itself
+    seenHeaders.clear();
+    // A header the Connection header names is hop-by-hop too (RFC 9110 §7.6.1).
+    try (java.net.Socket raw = new java.net.Socket("127.0.0.1", front.getAddress().getPort())) {
+      raw.getOutputStream()
+          .write(
+              ("GET /sandboxes/sb-1/agent/headers HTTP/1.1\r\nHost: h\r\n"
+                      + "Connection: close, X-Drop-Me\r\nX-Drop-Me: 1\r\nKeep-Alive: 5\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+      String reply = new String(raw.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      assertThat(reply).startsWith("HTTP/1.1 200");
+    }
+    assertThat(seenHeaders).doesNotContainKeys("X-Drop-Me", "Keep-Alive");
+  }
+
+  @Test
+  void aChunkedUploadArrivesWholeWithBoundedBuffers() throws Exception {
+    byte[] data = new byte[6 << 20];
+    new java.util.Random(3).nextBytes(data);
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url("/sandboxes/sb-1/agent/count")))
+                .POST(
+                    HttpRequest.BodyPublishers.ofInputStream(
+                        () -> new java.io.ByteArrayInputStream(data))) // no length: chunked
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+    Map<String, Object> body = Json.parseObject(response.body().getBytes());
+    assertThat(((Number) body.get("bytes")).longValue()).isEqualTo(data.length);
+    assertThat(body.get("sha"))
+        .isEqualTo(
+            java.util.HexFormat.of()
+                .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(data)));
+  }
+
+  @Test
+  void sequentialRequestsReuseOneUpstreamConnectionAndOneInspection() throws Exception {
+    for (int i = 0; i < 20; i++) {
+      assertThat(get("/sandboxes/sb-1/agent/who").statusCode()).isEqualTo(200);
+    }
+    assertThat(inspections).hasValue(1); // the address is cached per record version
+  }
+
+  @Test
+  void aWebSocketIsTunnelledBothWays() throws Exception {
+    CompletableFuture<String> echoed = new CompletableFuture<>();
+    java.net.http.WebSocket socket =
+        http.newWebSocketBuilder()
+            .buildAsync(
+                URI.create(url("/sandboxes/sb-1/agent/echo").replaceFirst("^http", "ws")),
+                new java.net.http.WebSocket.Listener() {
+                  @Override
+                  public CompletionStage<?> onText(
+                      java.net.http.WebSocket s, CharSequence data, boolean last) {
+                    echoed.complete(data.toString());
+                    return null;
+                  }
+                })
+            .get(10, TimeUnit.SECONDS);
+    socket.sendText("hello", true).get(10, TimeUnit.SECONDS);
+    assertThat(echoed.get(10, TimeUnit.SECONDS)).isEqualTo("echo:hello");
+    assertThat(gateway.scrape())
+        .contains("paddock_gateway_websockets_open{route=\"/sandboxes/{id}/agent/*\"} 1");
+    socket.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "bye").get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void pausedStartingAndMissingSandboxesAreAnsweredFromTheStoreAlone() throws Exception {
+    insert("sb-paused", SandboxStatus.PAUSED);
+    insert("sb-starting", SandboxStatus.STARTING);
+    HttpResponse<String> paused = get("/sandboxes/sb-paused/agent/alive");
+    assertThat(paused.statusCode()).isEqualTo(409);
+    assertThat(Json.parseObject(paused.body().getBytes()).get("detail"))
+        .asString()
+        .startsWith("sandbox sb-paused is paused; resume it");
+    HttpResponse<String> starting = get("/sandboxes/sb-starting/port/8080/");
+    assertThat(starting.statusCode()).isEqualTo(503);
+    assertThat(starting.headers().firstValue("Retry-After")).contains("1");
+    assertThat(get("/sandboxes/nope/agent/x").statusCode()).isEqualTo(404);
+    assertThat(get("/sandboxes/sb-1/elsewhere").statusCode()).isEqualTo(404);
+    assertThat(inspections).hasValue(0); // no backend call, let alone the frozen agent
+    assertThat(get("/api/v1/anything").statusCode()).isEqualTo(418); // the API behind
+  }
+
+  @Test
+  void portsNeedTheKeyOrAValidTokenForThatPort() throws Exception {
+    int port = agent.getAddress().getPort();
+    String path = "/sandboxes/sb-1/port/" + port + "/headers";
+    assertThat(get(path).statusCode()).isEqualTo(401);
+    assertThat(get(path, "X-Session-API-Key", "wrong").statusCode()).isEqualTo(401);
+    assertThat(get(path, "X-Session-API-Key", KEY).statusCode()).isEqualTo(200);
+    // The port's app never sees the sandbox key.
+    assertThat(seenHeaders).doesNotContainKey("X-Session-API-Key");
+
+    Gateway.SignedUrl signed = gateway.sign("http://x", "sb-1", port, Duration.ofMinutes(5));
+    assertThat(get(path + "?paddock_token=" + signed.token()).statusCode()).isEqualTo(200);
+    assertThat(get(path, "Cookie", "a=b; paddock_token=" + signed.token()).statusCode())
+        .isEqualTo(200);
+    Gateway.SignedUrl otherPort = gateway.sign("http://x", "sb-1", port + 1, Duration.ofMinutes(5));
+    assertThat(get(path + "?paddock_token=" + otherPort.token()).statusCode()).isEqualTo(401);
+    insert("sb-2", SandboxStatus.RUNNING);
+    Gateway.SignedUrl otherSandbox = gateway.sign("http://x", "sb-2", port, Duration.ofMinutes(5));
+    assertThat(get(path + "?paddock_token=" + otherSandbox.token()).statusCode()).isEqualTo(401);
+  }
+
+  @Test
+  void aClosedPortIsA502ThatSaysSo() throws Exception {
+    int closed;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      closed = s.getLocalPort();
+    }
+    HttpResponse<String> response =
+        get("/sandboxes/sb-1/port/" + closed + "/", "X-Session-API-Key", KEY);
+    assertThat(response.statusCode()).isEqualTo(502);
+    assertThat(response.body()).contains("nothing listens on port " + closed);
+  }
+}
