@@ -29,19 +29,19 @@ final class DockerStats {
       return Optional.empty();
     }
     Map<String, Object> json = response.json();
-    Map<String, Object> memory = DockerBackend.map(json.get("memory_stats"));
+    Map<String, Object> memory = ContainerState.map(json.get("memory_stats"));
     if (!memory.containsKey("usage")) {
       return Optional.empty(); // a stopped container answers with empty readings
     }
     Map<String, Object> cpu =
-        DockerBackend.map(DockerBackend.map(json.get("cpu_stats")).get("cpu_usage"));
+        ContainerState.map(ContainerState.map(json.get("cpu_stats")).get("cpu_usage"));
     return Optional.of(
         new RuntimeStats(
             Instant.now(),
             number(cpu.get("total_usage")).orElse(0) / 1e9,
             number(memory.get("usage")).orElse(0),
             number(memory.get("max_usage")),
-            number(DockerBackend.map(json.get("pids_stats")).get("current")).orElse(0),
+            number(ContainerState.map(json.get("pids_stats")).get("current")).orElse(0),
             OptionalLong.empty(),
             network(json, "rx_bytes"),
             network(json, "tx_bytes")));
@@ -54,7 +54,7 @@ final class DockerStats {
     }
     long total = 0;
     for (Object each : all.values()) {
-      total += number(DockerBackend.map(each).get(field)).orElse(0);
+      total += number(ContainerState.map(each).get(field)).orElse(0);
     }
     return OptionalLong.of(total);
   }

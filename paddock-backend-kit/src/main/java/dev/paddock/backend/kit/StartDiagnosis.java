@@ -27,7 +27,8 @@ public final class StartDiagnosis {
 
   /**
    * The agent exited before its ready line: DISK_FULL when its output says the disk is full,
-   * PORT_TAKEN when it says it could not bind, else EXITED; the detail names the exit code (and the signal, for a shell-style code above 128).
+   * PORT_TAKEN when it says it could not bind, else EXITED; the detail names the exit code (and the
+   * signal, for a shell-style code above 128).
    */
   public static RuntimeStartException exited(int exitCode, List<String> tail) {
     Kind kind =
@@ -60,7 +61,9 @@ public final class StartDiagnosis {
     return tail.isEmpty() ? "; it printed nothing" : "; last output:\n" + String.join("\n", tail);
   }
 
-  /** ENOSPC from the file system anywhere in {@code e}'s causes (the JDK puts libc's text there). */
+  /**
+   * ENOSPC from the file system anywhere in {@code e}'s causes (the JDK puts libc's text there).
+   */
   public static boolean isDiskFull(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t.getMessage() != null && saysDiskFull(t.getMessage())) {

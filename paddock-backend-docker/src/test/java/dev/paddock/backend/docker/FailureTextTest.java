@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * refuses its binaries with {@code exec format error}) and a full disk. Users see the class's safe
  * message; the raw text stays in the detail.
  */
-class StartDiagnosisTest {
+class FailureTextTest {
   private DockerEngine engine;
   private Set<String> before;
   private SandboxBackend backend;
@@ -91,10 +91,10 @@ class StartDiagnosisTest {
 
   @Test
   void theEnginesOrTheAgentsWordsAreClassifiedBeforeTheExitCode() {
-    assertThat(DockerBackend.exitKind(1, false, List.of("exec /bin/sh: exec format error")))
+    assertThat(ContainerStart.exitKind(1, false, List.of("exec /bin/sh: exec format error")))
         .isEqualTo(Kind.IMAGE_WRONG_ARCHITECTURE);
     assertThat(
-            DockerBackend.exitKind(
+            ContainerStart.exitKind(
                 1, false, List.of("java.io.IOException: No space left on device")))
         .isEqualTo(Kind.DISK_FULL);
     assertThat(FailureText.classify("write /var/lib/docker/tmp: no space left on device"))
