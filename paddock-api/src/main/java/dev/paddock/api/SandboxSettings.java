@@ -51,6 +51,12 @@ public record SandboxSettings(
     Objects.requireNonNull(onIdle, "onIdle");
   }
 
+  /** The same settings with the working directory {@code dir} instead. */
+  public SandboxSettings withWorkingDir(String dir) {
+    return new SandboxSettings(
+        image, labels, resources, Optional.of(dir), timeout, idleTimeout, onTimeout, onIdle);
+  }
+
   /** The same settings with {@code labels} instead. */
   public SandboxSettings withLabels(Map<String, String> newLabels) {
     return new SandboxSettings(

@@ -77,7 +77,6 @@ class SandboxSettingsApiTest {
     assertThat(shown.get("idle_timeout")).isEqualTo(120);
     assertThat(shown.get("on_timeout")).isEqualTo("pause");
     assertThat(shown.get("on_idle")).isEqualTo("delete");
-    assertThat(shown.get("working_dir")).isNotNull();
     Instant createdAt = Instant.parse((String) shown.get("created_at"));
     assertThat(Instant.parse((String) shown.get("timeout_at")))
         .isEqualTo(createdAt.plusSeconds(600));
@@ -87,6 +86,11 @@ class SandboxSettingsApiTest {
     StringBuilder out = new StringBuilder();
     admin().agent(info).exec("echo $GREETING", 30, out::append, err -> {});
     assertThat(out).hasToString("hello\n");
+    // working_dir is where commands really run, not the spec's relative ".".
+    StringBuilder pwd = new StringBuilder();
+    admin().agent(info).exec("pwd -P", 30, pwd::append, err -> {});
+    assertThat(shown.get("working_dir")).isEqualTo(pwd.toString().strip());
+    assertThat(info.settings().workingDir()).hasValue(pwd.toString().strip());
     assertThat(info.settings().resources().memoryBytes()).hasValue(512L << 20);
   }
 

@@ -2,6 +2,7 @@ package dev.paddock.controlplane;
 
 import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.SandboxInfo;
+import dev.paddock.api.SandboxSettings;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeState;
@@ -126,10 +127,19 @@ final class SandboxViews {
         status == SandboxStatus.RUNNING ? urls : List.of(),
         record.createdAt(),
         detail,
-        record.settings(),
+        settings(record),
         record.timeoutAt(),
         record.lastActivityAt(),
         unenforced(record));
+  }
+
+  /** The stored settings, with the working directory the runtime reported where it did. */
+  private static SandboxSettings settings(SandboxRecord record) {
+    return record
+        .runtime()
+        .flatMap(RuntimeHandle::workingDir)
+        .map(dir -> record.settings().withWorkingDir(dir))
+        .orElse(record.settings());
   }
 
   /** The limits the backend said it could not enforce ({@link RuntimeHandle#UNENFORCED}). */

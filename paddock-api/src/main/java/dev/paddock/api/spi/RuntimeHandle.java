@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How a backend finds a runtime again: persisted by the control plane, so it survives restarts.
@@ -22,10 +23,30 @@ public record RuntimeHandle(String sandboxId, String backend, Map<String, String
    */
   public static final String UNENFORCED = "unenforced";
 
+  /**
+   * The attribute naming where the sandbox's working directory really is, as its commands see it
+   * (e.g. the process backend's absolute path for a spec's {@code "."}). Absent: the spec's or the
+   * create's working directory is the path itself (image-based backends). Read it with {@link
+   * #workingDir()}.
+   */
+  public static final String WORKING_DIR = "working_dir";
+
   public RuntimeHandle {
     Objects.requireNonNull(sandboxId, "sandboxId");
     Objects.requireNonNull(backend, "backend");
     attributes = Map.copyOf(attributes);
+  }
+
+  /** Where the runtime's working directory is (see {@link #WORKING_DIR}), when it says. */
+  public Optional<String> workingDir() {
+    return Optional.ofNullable(attributes.get(WORKING_DIR));
+  }
+
+  /** The same handle with {@code name} set to {@code value}. */
+  public RuntimeHandle withAttribute(String name, String value) {
+    Map<String, String> changed = new java.util.LinkedHashMap<>(attributes);
+    changed.put(name, value);
+    return new RuntimeHandle(sandboxId, backend, changed);
   }
 
   /** The requested limits this runtime runs without (see {@link #UNENFORCED}); usually empty. */

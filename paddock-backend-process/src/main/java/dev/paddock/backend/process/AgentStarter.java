@@ -76,7 +76,7 @@ final class AgentStarter {
       throw failure;
     }
     try {
-      return launch(process, marker, freezer, layout, secrets, deadline);
+      return launch(process, marker, freezer, layout, secrets, deadline, workspace);
     } catch (RuntimeException e) {
       RuntimeStartException failure =
           e instanceof RuntimeStartException start
@@ -93,7 +93,8 @@ final class AgentStarter {
       Freezer freezer,
       SandboxLayout layout,
       String secrets,
-      long deadline) {
+      long deadline,
+      Path workspace) {
     // Written first: a control plane that dies from here on leaves a marker naming every cgroup,
     // so the next one's list() tears the half-made sandbox down.
     writeMarker(marker, layout);
@@ -105,7 +106,7 @@ final class AgentStarter {
     int port = awaitReady(process, output, deadline);
     Marker ready = marker.withPort(port);
     writeMarker(ready, layout);
-    return new StartedAgent(process, output, ready);
+    return new StartedAgent(process, output, ready, workspace);
   }
 
   /**

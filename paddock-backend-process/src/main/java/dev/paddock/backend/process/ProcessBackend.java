@@ -87,7 +87,10 @@ final class ProcessBackend implements SandboxBackend {
   public RuntimeHandle start(RuntimeRequest request) {
     StartedAgent agent = starter.start(request);
     spawned.put(request.sandboxId(), agent);
-    return agent.marker().toHandle(NAME);
+    return agent
+        .marker()
+        .toHandle(NAME)
+        .withAttribute(RuntimeHandle.WORKING_DIR, agent.workspace().toString());
   }
 
   /** MISSING, not an exception, for a handle that names no agent of this backend (SPI rule). */
