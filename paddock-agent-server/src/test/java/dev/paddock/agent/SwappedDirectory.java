@@ -11,6 +11,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 /**
@@ -52,7 +54,8 @@ public final class SwappedDirectory implements AutoCloseable {
   private final Map<String, String> canaryBefore;
   private final Thread flipper;
 
-  private SwappedDirectory(Path workspace, Path canary, Map<String, String> files)
+  private SwappedDirectory(
+      Path workspace, Path canary, Map<String, String> files, String canaryMode)
       throws IOException {
     this.canary = canary;
     this.flipped = workspace.resolve("d");
@@ -63,7 +66,7 @@ public final class SwappedDirectory implements AutoCloseable {
       Files.writeString(real.resolve(file.getKey()), file.getValue());
       Files.writeString(canary.resolve(file.getKey()), CANARY_TEXT + "\n" + file.getValue());
     }
-    Files.setPosixFilePermissions(canary, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Files.setPosixFilePermissions(canary, PosixFilePermissions.fromString(canaryMode));
     this.canaryBefore = snapshot(canary);
     this.flipper = Thread.ofPlatform().start(this::flip);
   }
@@ -75,7 +78,18 @@ public final class SwappedDirectory implements AutoCloseable {
    */
   public static SwappedDirectory start(Path workspace, Path scratch, Map<String, String> files)
       throws IOException {
-    return new SwappedDirectory(workspace, scratch.resolve("canary"), files);
+    return new SwappedDirectory(workspace, scratch.resolve("canary"), files, "rwxrwxrwx");
+  }
+
+  /**
+   * As {@link #start(Path, Path, Map)}, with the canary directory's mode {@code canaryMode} (e.g.
+   * {@code rwxr-xr-x} for routes whose confinement of a swap between walk and call is the command
+   * user's own permissions, see {@code Creator}).
+   */
+  public static SwappedDirectory start(
+      Path workspace, Path scratch, Map<String, String> files, String canaryMode)
+      throws IOException {
+    return new SwappedDirectory(workspace, scratch.resolve("canary"), files, canaryMode);
   }
 
   /** The flipped directory's path. */
@@ -85,14 +99,28 @@ public final class SwappedDirectory implements AutoCloseable {
 
   /** Runs {@code attempts} requests on {@code clients} threads, and tallies them. */
   public void race(int attempts, int clients, Attempt attempt) throws Exception {
+    race(attempts, clients, attempt, Set.of());
+  }
+
+  /**
+   * Runs at least {@code attempts} requests on {@code clients} threads, and on (up to five times as
+   * many) until each status in {@code wanted} answered at least 2% of {@code attempts}: on a loaded
+   * machine the flipper gets less time, and a run that never met one side of the race would prove
+   * nothing about it.
+   */
+  public void race(int attempts, int clients, Attempt attempt, Set<Integer> wanted)
+      throws Exception {
+    AtomicInteger next = new AtomicInteger();
+    int cap = wanted.isEmpty() ? attempts : attempts * 5;
     try (ExecutorService pool = Executors.newFixedThreadPool(clients)) {
       List<Future<?>> runs = new ArrayList<>();
       for (int c = 0; c < clients; c++) {
-        int client = c;
         runs.add(
             pool.submit(
                 () -> {
-                  for (int i = client; i < attempts; i += clients) {
+                  for (int i = next.getAndIncrement();
+                      i < attempts || (i < cap && !seenEnough(wanted, attempts / 50));
+                      i = next.getAndIncrement()) {
                     tally(i, attempt.send(i));
                   }
                   return null;
@@ -102,6 +130,10 @@ public final class SwappedDirectory implements AutoCloseable {
         run.get();
       }
     }
+  }
+
+  private boolean seenEnough(Set<Integer> wanted, int least) {
+    return wanted.stream().allMatch(status -> count(status) > least);
   }
 
   private void tally(int i, HttpResponse<String> response) {
@@ -151,7 +183,8 @@ public final class SwappedDirectory implements AutoCloseable {
       while (flipping.get()) {
         boolean wantLink = (System.nanoTime() / STATE_NANOS) % 2 == 1;
         if (wantLink == linkIn) {
-          Thread.onSpinWait();
+          // Parked, not spinning: on two cores a spinning flipper starves the agent it races.
+          LockSupport.parkNanos(STATE_NANOS / 10);
           continue;
         }
         Files.move(flipped, linkIn ? link : real, StandardCopyOption.ATOMIC_MOVE);
