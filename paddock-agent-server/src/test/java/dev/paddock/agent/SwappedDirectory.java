@@ -37,6 +37,12 @@ public final class SwappedDirectory implements AutoCloseable {
 
   private static final long STATE_NANOS = 500_000;
 
+  /**
+   * How often each wanted side of a race must have been met for the run to count: enough that a
+   * stub which never meets the link fails, few enough for a loaded two-core machine.
+   */
+  public static final int LEAST_EACH = 20;
+
   /** One request of the race; {@code i} is the attempt's number. */
   @FunctionalInterface
   public interface Attempt {
@@ -104,7 +110,7 @@ public final class SwappedDirectory implements AutoCloseable {
 
   /**
    * Runs at least {@code attempts} requests on {@code clients} threads, and on (up to five times as
-   * many) until each status in {@code wanted} answered at least 2% of {@code attempts}: on a loaded
+   * many) until each status in {@code wanted} answered more than {@link #LEAST_EACH} times: on a loaded
    * machine the flipper gets less time, and a run that never met one side of the race would prove
    * nothing about it.
    */
@@ -119,7 +125,7 @@ public final class SwappedDirectory implements AutoCloseable {
             pool.submit(
                 () -> {
                   for (int i = next.getAndIncrement();
-                      i < attempts || (i < cap && !seenEnough(wanted, attempts / 50));
+                      i < attempts || (i < cap && !seenEnough(wanted));
                       i = next.getAndIncrement()) {
                     tally(i, attempt.send(i));
                   }
@@ -132,8 +138,8 @@ public final class SwappedDirectory implements AutoCloseable {
     }
   }
 
-  private boolean seenEnough(Set<Integer> wanted, int least) {
-    return wanted.stream().allMatch(status -> count(status) > least);
+  private boolean seenEnough(Set<Integer> wanted) {
+    return wanted.stream().allMatch(status -> count(status) > LEAST_EACH);
   }
 
   private void tally(int i, HttpResponse<String> response) {

@@ -65,11 +65,11 @@ class SymlinkRaceTest {
     assertThat(d.canaryNow()).as("the canary directory after the race").isEqualTo(d.canaryBefore());
     assertThat(d.count(200))
         .as("requests that went through the real directory (statuses %s)", d.statuses())
-        .isGreaterThan(ATTEMPTS / 50);
+        .isGreaterThan(SwappedDirectory.LEAST_EACH);
     assertThat(d.flips()).as("flips during the run").isGreaterThan(10);
     assertThat(d.count(403))
         .as("requests that met the link (refused: outside the roots)")
-        .isGreaterThan(ATTEMPTS / 50);
+        .isGreaterThan(SwappedDirectory.LEAST_EACH);
   }
 
   /** Names repeat (modulo 16) so the directory stays small and every request stays cheap. */
