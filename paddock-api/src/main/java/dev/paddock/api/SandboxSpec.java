@@ -19,6 +19,9 @@ import java.util.Optional;
  * @param createdAt when the spec was defined
  * @param image the image to run (image-based backends); empty: the spec id is the image. The
  *     control plane sets it on the per-sandbox effective spec when a create names an image
+ * @param agentServer whose agent-server the sandbox runs: Paddock's (injected by the backend) or
+ *     the image's own, started by its entry point and configured through OpenHands' launch contract
+ *     (image-based backends only)
  */
 public record SandboxSpec(
     String id,
@@ -27,7 +30,20 @@ public record SandboxSpec(
     String workingDir,
     Resources resources,
     Instant createdAt,
-    Optional<String> image) {
+    Optional<String> image,
+    AgentServer agentServer) {
+  /** Whose agent-server a sandbox runs. */
+  public enum AgentServer {
+    /** Paddock's own agent-server, injected by the backend (the default). */
+    PADDOCK,
+    /**
+     * The image's own agent-server (e.g. OpenHands' agent-server images): the backend starts the
+     * image's entry point with OpenHands' launch variables ({@code OH_SESSION_API_KEYS_0}, ...) and
+     * waits for its {@code GET /alive}. Such an agent takes its session key at launch only.
+     */
+    IMAGE
+  }
+
   public SandboxSpec {
     Objects.requireNonNull(id, "id");
     command = List.copyOf(command);
@@ -36,6 +52,19 @@ public record SandboxSpec(
     Objects.requireNonNull(resources, "resources");
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(image, "image");
+    Objects.requireNonNull(agentServer, "agentServer");
+  }
+
+  /** A spec whose sandboxes run Paddock's own agent-server. */
+  public SandboxSpec(
+      String id,
+      List<String> command,
+      Map<String, String> initialEnv,
+      String workingDir,
+      Resources resources,
+      Instant createdAt,
+      Optional<String> image) {
+    this(id, command, initialEnv, workingDir, resources, createdAt, image, AgentServer.PADDOCK);
   }
 
   /** The image an image-based backend runs: {@link #image()} when set, else the spec id. */
@@ -48,7 +77,7 @@ public record SandboxSpec(
     Builder builder = new Builder(id).command(command).env(initialEnv).workingDir(workingDir);
     builder.resources(resources).createdAt(createdAt);
     image.ifPresent(builder::image);
-    return builder;
+    return builder.agentServer(agentServer);
   }
 
   public static Builder builder(String id) {
@@ -64,6 +93,7 @@ public record SandboxSpec(
     private Resources resources = Resources.NONE;
     private Instant createdAt = Instant.EPOCH;
     private Optional<String> image = Optional.empty();
+    private AgentServer agentServer = AgentServer.PADDOCK;
 
     private Builder(String id) {
       this.id = Objects.requireNonNull(id, "id");
@@ -100,8 +130,15 @@ public record SandboxSpec(
       return this;
     }
 
+    /** Whose agent-server the sandboxes run (default {@link AgentServer#PADDOCK}). */
+    public Builder agentServer(AgentServer agentServer) {
+      this.agentServer = Objects.requireNonNull(agentServer, "agentServer");
+      return this;
+    }
+
     public SandboxSpec build() {
-      return new SandboxSpec(id, command, initialEnv, workingDir, resources, createdAt, image);
+      return new SandboxSpec(
+          id, command, initialEnv, workingDir, resources, createdAt, image, agentServer);
     }
   }
 }
