@@ -3,6 +3,7 @@ package dev.paddock.backend.docker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.paddock.api.ArchiveStore;
 import dev.paddock.api.Caller;
 import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.KeyDigest;
@@ -15,6 +16,8 @@ import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.StartRequest;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.controlplane.ArchiveSettings;
+import dev.paddock.controlplane.ArchiveStores;
 import dev.paddock.controlplane.ControlPlaneConfig;
 import dev.paddock.controlplane.ControlPlaneSandboxService;
 import dev.paddock.store.SandboxRecord;
@@ -63,6 +66,8 @@ class ImageAgentServerTest {
   private TestDatabase database;
   private SandboxStore store;
   private SandboxBackend backend;
+  private ArchiveStore archives;
+  private Path archiveDir;
   private ControlPlaneSandboxService service;
 
   @BeforeAll
@@ -84,7 +89,9 @@ class ImageAgentServerTest {
   }
 
   @BeforeEach
-  void controlPlane() {
+  void controlPlane() throws IOException {
+    archiveDir = Files.createTempDirectory("paddock-image-agent-archives-");
+    archives = ArchiveStores.directory(archiveDir);
     Map<String, String> settings = new HashMap<>();
     settings.put("docker.agent-server-images", image + "," + brokenImage);
     settings.put("docker.ready-timeout", "30s");
@@ -100,6 +107,10 @@ class ImageAgentServerTest {
             specs,
             ControlPlaneConfig.builder("image-agent-test-master-secret-0123456789abcdef")
                 .startTimeout(READY)
+                .archives(
+                    new ArchiveSettings(
+                        true, true, ArchiveSettings.TAR_GZ, Duration.ofSeconds(60), "ws"))
+                .archiveStore(archives)
                 .build());
   }
 
@@ -112,8 +123,10 @@ class ImageAgentServerTest {
       service.close();
       backend.close();
       store.close();
+      archives.close();
       database.close();
       http.close();
+      DockerTestEngine.deleteTree(archiveDir);
     }
     DockerTestEngine.assertNoNewContainers(engine, before);
   }
@@ -194,6 +207,38 @@ class ImageAgentServerTest {
     assertThat(store.find(sandbox.id()).orElseThrow().sessionKeyHash())
         .contains(KeyDigest.sha256Hex(newKey));
     assertThat(service.getBySessionKey(newKey)).isPresent();
+  }
+
+  @Test
+  void deleteArchivesTheWorkspaceThroughTheImageAgentsArchiveRoute() throws Exception {
+    Started sandbox = start(freePort());
+    assertThat(bash(sandbox.url(), sandbox.key(), "echo archived > kept.txt").statusCode())
+        .isEqualTo(200);
+
+    assertThat(service.delete(ALICE, sandbox.id())).isTrue();
+
+    List<String> keys = archives.list("ws/" + sandbox.id() + "/");
+    String tar = keys.stream().filter(k -> k.endsWith(".tar.gz")).findFirst().orElseThrow();
+    try (var in = new java.util.zip.GZIPInputStream(archives.open(tar).orElseThrow())) {
+      assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1))
+          .contains("kept.txt", "archived");
+    }
+  }
+
+  @Test
+  void aPausedImageAgentIsRelaunchedWithAnUnissuedKeyToArchiveBeforeDelete() throws Exception {
+    Started sandbox = start(freePort());
+    bash(sandbox.url(), sandbox.key(), "echo paused-files > kept.txt");
+    service.pause(ALICE, sandbox.id());
+
+    assertThat(service.delete(ALICE, sandbox.id())).isTrue();
+
+    List<String> keys = archives.list("ws/" + sandbox.id() + "/");
+    String tar = keys.stream().filter(k -> k.endsWith(".tar.gz")).findFirst().orElseThrow();
+    try (var in = new java.util.zip.GZIPInputStream(archives.open(tar).orElseThrow())) {
+      assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1))
+          .contains("paused-files");
+    }
   }
 
   @Test
