@@ -24,6 +24,9 @@ import java.util.Optional;
  *     operator's {@code PADDOCK_MAX_TIMEOUT}); empty: the operator's default
  * @param idleTimeout the idle timeout of a sandbox of this spec whose create names none; empty: the
  *     operator's default
+ * @param agentServer whose agent-server the sandbox runs: Paddock's (injected by the backend) or
+ *     the image's own, started by its entry point and configured through OpenHands' launch contract
+ *     (image-based backends only)
  */
 public record SandboxSpec(
     String id,
@@ -34,7 +37,20 @@ public record SandboxSpec(
     Instant createdAt,
     Optional<String> image,
     Optional<Duration> timeout,
-    Optional<Duration> idleTimeout) {
+    Optional<Duration> idleTimeout,
+    AgentServer agentServer) {
+  /** Whose agent-server a sandbox runs. */
+  public enum AgentServer {
+    /** Paddock's own agent-server, injected by the backend (the default). */
+    PADDOCK,
+    /**
+     * The image's own agent-server (e.g. OpenHands' agent-server images): the backend starts the
+     * image's entry point with OpenHands' launch variables ({@code OH_SESSION_API_KEYS_0}, ...) and
+     * waits for its {@code GET /alive}. Such an agent takes its session key at launch only.
+     */
+    IMAGE
+  }
+
   public SandboxSpec {
     Objects.requireNonNull(id, "id");
     command = List.copyOf(command);
@@ -45,6 +61,29 @@ public record SandboxSpec(
     Objects.requireNonNull(image, "image");
     Objects.requireNonNull(timeout, "timeout");
     Objects.requireNonNull(idleTimeout, "idleTimeout");
+    Objects.requireNonNull(agentServer, "agentServer");
+  }
+
+  /** A spec whose sandboxes run Paddock's own agent-server. */
+  public SandboxSpec(
+      String id,
+      List<String> command,
+      Map<String, String> initialEnv,
+      String workingDir,
+      Resources resources,
+      Instant createdAt,
+      Optional<String> image) {
+    this(
+        id,
+        command,
+        initialEnv,
+        workingDir,
+        resources,
+        createdAt,
+        image,
+        Optional.empty(),
+        Optional.empty(),
+        AgentServer.PADDOCK);
   }
 
   /** The image an image-based backend runs: {@link #image()} when set, else the spec id. */
@@ -59,7 +98,7 @@ public record SandboxSpec(
     image.ifPresent(builder::image);
     timeout.ifPresent(builder::timeout);
     idleTimeout.ifPresent(builder::idleTimeout);
-    return builder;
+    return builder.agentServer(agentServer);
   }
 
   public static Builder builder(String id) {
@@ -77,6 +116,7 @@ public record SandboxSpec(
     private Optional<String> image = Optional.empty();
     private Optional<Duration> timeout = Optional.empty();
     private Optional<Duration> idleTimeout = Optional.empty();
+    private AgentServer agentServer = AgentServer.PADDOCK;
 
     private Builder(String id) {
       this.id = Objects.requireNonNull(id, "id");
@@ -125,9 +165,24 @@ public record SandboxSpec(
       return this;
     }
 
+    /** Whose agent-server the sandboxes run (default {@link AgentServer#PADDOCK}). */
+    public Builder agentServer(AgentServer agentServer) {
+      this.agentServer = Objects.requireNonNull(agentServer, "agentServer");
+      return this;
+    }
+
     public SandboxSpec build() {
       return new SandboxSpec(
-          id, command, initialEnv, workingDir, resources, createdAt, image, timeout, idleTimeout);
+          id,
+          command,
+          initialEnv,
+          workingDir,
+          resources,
+          createdAt,
+          image,
+          timeout,
+          idleTimeout,
+          agentServer);
     }
   }
 }

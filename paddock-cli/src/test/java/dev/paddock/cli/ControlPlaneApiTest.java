@@ -221,6 +221,9 @@ class ControlPlaneApiTest {
   void specsMetricsAndOpenApiAreServed() throws Exception {
     Map<String, Object> specs = object(plane.admin("GET", "/api/v1/sandbox-specs/search", null));
     assertThat((List<?>) specs.get("items")).hasSize(1);
+    assertThat(((Map<?, ?>) ((List<?>) specs.get("items")).get(0)).get("agent_server"))
+        .as("the process backend injects its own agent")
+        .isEqualTo("paddock");
     List<?> batch =
         (List<?>)
             json(plane.admin("GET", "/api/v1/sandbox-specs?id=process-default&id=nope", null));
@@ -237,6 +240,9 @@ class ControlPlaneApiTest {
         object(plane.send("GET", "/openapi.json", Optional.empty(), null));
     assertThat(openApi).containsEntry("openapi", "3.0.3");
     assertThat(((Map<?, ?>) openApi.get("paths")).containsKey("/api/v1/sandboxes/search")).isTrue();
+    Map<?, ?> schemas = (Map<?, ?>) ((Map<?, ?>) openApi.get("components")).get("schemas");
+    Map<?, ?> spec = (Map<?, ?>) ((Map<?, ?>) schemas.get("SandboxSpec")).get("properties");
+    assertThat(spec.containsKey("agent_server")).isTrue();
   }
 
   @Test

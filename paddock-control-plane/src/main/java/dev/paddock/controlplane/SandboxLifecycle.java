@@ -41,7 +41,7 @@ final class SandboxLifecycle {
     SandboxViews views = new SandboxViews(backend);
     SessionKeys sessionKeys = new SessionKeys(config.masterSecret());
     AgentKeys keys =
-        new AgentKeys(sessionKeys, new SandboxAgents(backend, views, sessionKeys, agents));
+        new AgentKeys(sessionKeys, new SandboxAgents(backend, views, sessionKeys, agents, store));
     this.context =
         new LifecycleContext(
             store,

@@ -60,7 +60,10 @@ final class SandboxPauser {
     String id = record.id();
     context.records().change(id, r -> r.withKey(r.keyGeneration() + 1, none()));
     RuntimeHandle handle = LifecycleErrors.requireRuntime(record);
-    context.keys().revokeAtAgent(handle);
+    if (!handle.launchKeyed()) {
+      // A launch-keyed agent cannot drop its key: the backend stops it instead.
+      context.keys().revokeAtAgent(handle);
+    }
     try {
       context.backend().pause(handle);
     } catch (RuntimeException e) {

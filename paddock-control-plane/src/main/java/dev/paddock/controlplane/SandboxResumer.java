@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,14 +79,21 @@ final class SandboxResumer {
         paused.ownerUserId(),
         id,
         () -> context.records().change(id, r -> r.withStatus(SandboxStatus.STARTING, none())));
-    RuntimeHandle handle = thaw(paused);
     long generation = paused.keyGeneration() + 1;
     String key = context.keys().sessionKey(id, generation);
     String keyHash = KeyDigest.sha256Hex(key);
-    try {
-      context.keys().rotate(handle, List.of(keyHash));
-    } catch (RuntimeException e) {
-      return keyNotTaken(id, handle, e);
+    RuntimeHandle handle;
+    if (LifecycleErrors.requireRuntime(paused).launchKeyed()) {
+      // Its agent takes a key only at launch: a new runtime on the same workspace, with the new
+      // key.
+      handle = thaw(paused, runtime -> context.backend().relaunch(runtime, key));
+    } else {
+      handle = thaw(paused, context.backend()::resume);
+      try {
+        context.keys().rotate(handle, List.of(keyHash));
+      } catch (RuntimeException e) {
+        return keyNotTaken(id, handle, e);
+      }
     }
     SandboxRecord running =
         context
@@ -112,10 +120,10 @@ final class SandboxResumer {
         .withLastActivityAt(Optional.of(now));
   }
 
-  private RuntimeHandle thaw(SandboxRecord paused) {
+  private RuntimeHandle thaw(SandboxRecord paused, UnaryOperator<RuntimeHandle> backendCall) {
     String id = paused.id();
     try {
-      return context.backend().resume(LifecycleErrors.requireRuntime(paused));
+      return backendCall.apply(LifecycleErrors.requireRuntime(paused));
     } catch (RuntimeStartException e) {
       context.errors().recordStartFailure(id, e.failure(), e);
       throw new SandboxStartException(e.failure().safeMessage(), id);

@@ -79,7 +79,7 @@ final class SandboxStarter {
       CompletableFuture<Void> started = done;
       Thread.ofVirtual()
           .name("paddock-start-" + id)
-          .start(() -> runStart(id, spec, keyHash, permit, started));
+          .start(() -> runStart(id, spec, launchKey(spec, key), keyHash, permit, started));
     } catch (RuntimeException | Error e) {
       if (done != null) {
         context.inFlight().end(id, done);
@@ -148,10 +148,21 @@ final class SandboxStarter {
     }
   }
 
+  /**
+   * The plaintext key goes to the backend only for an image that brings its own agent-server:
+   * OpenHands' launch contract has no other way in (the store still holds only the hash).
+   */
+  private static Optional<String> launchKey(SandboxSpec spec, String key) {
+    return spec.agentServer() == SandboxSpec.AgentServer.IMAGE
+        ? Optional.of(key)
+        : Optional.empty();
+  }
+
   /** The start task, on its own virtual thread; holds the sandbox's permit until it ends. */
   private void runStart(
       String id,
       SandboxSpec spec,
+      Optional<String> launchKey,
       String keyHash,
       SandboxPermits.Permit permit,
       CompletableFuture<Void> done) {
@@ -159,7 +170,12 @@ final class SandboxStarter {
     try (permit) {
       RuntimeRequest request =
           new RuntimeRequest(
-              id, spec, spec.initialEnv(), List.of(keyHash), context.keys().adminDigest(id));
+              id,
+              spec,
+              spec.initialEnv(),
+              List.of(keyHash),
+              context.keys().adminDigest(id),
+              launchKey);
       RuntimeHandle handle;
       try {
         handle = context.backend().start(request);

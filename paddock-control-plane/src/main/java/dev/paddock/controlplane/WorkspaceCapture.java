@@ -127,10 +127,26 @@ final class WorkspaceCapture {
     return Optional.of(woken(record.id(), handle));
   }
 
+  /**
+   * An agent that takes its key at launch only comes back with the key of a new generation that is
+   * never issued (the store keeps no hash of it): no earlier key works on it, and nobody but the
+   * control plane holds this one.
+   */
+  private RuntimeHandle relaunchedUnissued(String id, RuntimeHandle handle) {
+    SandboxRecord record =
+        context
+            .records()
+            .change(id, r -> r.withKey(r.keyGeneration() + 1, Optional.empty()))
+            .orElseThrow(() -> new WorkspaceArchiver.ArchiveFailure("its record is gone", null));
+    return context
+        .backend()
+        .relaunch(handle, context.keys().sessionKey(id, record.keyGeneration()));
+  }
+
   private SandboxAgent woken(String id, RuntimeHandle handle) {
     RuntimeHandle up;
     try {
-      up = context.backend().resume(handle);
+      up = handle.launchKeyed() ? relaunchedUnissued(id, handle) : context.backend().resume(handle);
     } catch (RuntimeException e) {
       throw new WorkspaceArchiver.ArchiveFailure(
           "its runtime stopped and could not be brought back to send the workspace", e);

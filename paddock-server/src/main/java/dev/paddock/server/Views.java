@@ -74,6 +74,7 @@ final class Views {
     m.put("created_at", time(spec.createdAt()));
     m.put("initial_env", spec.initialEnv());
     m.put("working_dir", spec.workingDir());
+    m.put("agent_server", spec.agentServer().name().toLowerCase(java.util.Locale.ROOT));
     Map<String, Object> resources = new LinkedHashMap<>();
     spec.resources().cpus().ifPresent(v -> resources.put("cpus", v));
     spec.resources().memoryBytes().ifPresent(v -> resources.put("memory_bytes", v));

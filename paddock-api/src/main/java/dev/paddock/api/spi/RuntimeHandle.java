@@ -31,6 +31,14 @@ public record RuntimeHandle(String sandboxId, String backend, Map<String, String
    */
   public static final String WORKING_DIR = "working_dir";
 
+  /**
+   * The attribute {@code "true"} on a runtime whose agent-server came with its image and takes its
+   * session key at launch only (OpenHands' contract): the control plane cannot rotate or revoke its
+   * key at the agent, so {@link SandboxBackend#pause} stops it and a resume goes through {@link
+   * SandboxBackend#relaunch} with a new key. Read it with {@link #launchKeyed()}.
+   */
+  public static final String LAUNCH_KEYED = "launch-keyed";
+
   public RuntimeHandle {
     Objects.requireNonNull(sandboxId, "sandboxId");
     Objects.requireNonNull(backend, "backend");
@@ -47,6 +55,14 @@ public record RuntimeHandle(String sandboxId, String backend, Map<String, String
     Map<String, String> changed = new java.util.LinkedHashMap<>(attributes);
     changed.put(name, value);
     return new RuntimeHandle(sandboxId, backend, changed);
+
+  }
+
+  /**
+   * Whether this runtime's agent takes its session key at launch only (see {@link #LAUNCH_KEYED}).
+   */
+  public boolean launchKeyed() {
+    return "true".equals(attributes.get(LAUNCH_KEYED));
   }
 
   /** The requested limits this runtime runs without (see {@link #UNENFORCED}); usually empty. */

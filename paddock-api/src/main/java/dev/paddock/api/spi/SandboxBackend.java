@@ -24,7 +24,10 @@ public interface SandboxBackend extends AutoCloseable {
   /** The runtime's live state; MISSING when it is gone. Never throws for a vanished runtime. */
   RuntimeState inspect(RuntimeHandle handle);
 
-  /** Freezes every process of the runtime. Idempotent. */
+  /**
+   * Freezes every process of the runtime (a {@linkplain RuntimeHandle#launchKeyed() launch-keyed}
+   * one is stopped instead: its key cannot be revoked at the agent). Idempotent.
+   */
   void pause(RuntimeHandle handle);
 
   /**
@@ -34,6 +37,21 @@ public interface SandboxBackend extends AutoCloseable {
    * @throws RuntimeStartException when it cannot come back
    */
   RuntimeHandle resume(RuntimeHandle handle);
+
+  /**
+   * Brings back a paused runtime whose agent takes its session key at launch only ({@link
+   * RuntimeHandle#launchKeyed()}): a new runtime on the same workspace, launched with {@code
+   * sessionKey}, so no earlier key is accepted; returns once its agent answers. The default refuses
+   * (a backend that never reports such runtimes need not implement it).
+   *
+   * @throws RuntimeStartException when it cannot come back
+   */
+  default RuntimeHandle relaunch(RuntimeHandle handle, String sessionKey) {
+    throw new RuntimeStartException(
+        new RuntimeFailure(
+            RuntimeFailure.Kind.UNKNOWN,
+            name() + " backend cannot relaunch " + handle.sandboxId()));
+  }
 
   /** Stops the runtime (TERM, grace, KILL) and removes it and its workspace. Idempotent. */
   void destroy(RuntimeHandle handle);

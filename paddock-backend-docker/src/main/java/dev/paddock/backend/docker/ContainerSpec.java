@@ -47,6 +47,15 @@ final class ContainerSpec {
     return "paddock-" + NAME_UNSAFE.matcher(sandboxId).replaceAll("_");
   }
 
+  /**
+   * The name a stopped container of an image's own agent-server takes when the sandbox is paused
+   * (the engine records no reason for a stop): a stop Paddock made reads as PAUSED, any other as a
+   * crash.
+   */
+  static String pausedName(String sandboxId) {
+    return containerName(sandboxId) + "-paused";
+  }
+
   /** The workspace volume: kept while the container is, so a crashed sandbox keeps its files. */
   static String volumeName(String sandboxId) {
     return containerName(sandboxId) + "-workspace";
@@ -69,31 +78,51 @@ final class ContainerSpec {
   Map<String, Object> body(RuntimeRequest request, String image) {
     SandboxSpec spec = request.spec();
     String workspace = workspace(spec);
+    boolean own = AgentServerLaunch.applies(spec);
     Map<String, Object> labels = labels(request);
-    Map<String, Object> host = hostConfig(request.sandboxId(), workspace);
+    Map<String, Object> host = hostConfig(request.sandboxId(), workspace, own);
     if (!limits(spec, host)) {
       // Read back into every handle of this container, also after a control-plane restart.
       labels.put(LABEL_UNENFORCED, "disk");
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("Image", image);
-    body.put("Entrypoint", List.of("/bin/sh", RuntimeBundle.MOUNT + "/bin/paddock-sandbox"));
-    body.put("Cmd", agentArgs(spec, workspace));
-    body.put("Env", env(request));
+    if (own) {
+      imageAgent(request, body, labels);
+    } else {
+      body.put("Entrypoint", List.of("/bin/sh", RuntimeBundle.MOUNT + "/bin/paddock-sandbox"));
+      body.put("Cmd", agentArgs(spec, workspace));
+      body.put("Env", env(request));
+      body.put("User", "0:0");
+      body.put("OpenStdin", true);
+      body.put("StdinOnce", true);
+      body.put("AttachStdin", true);
+      body.put("AttachStdout", true);
+      body.put("AttachStderr", true);
+    }
     body.put("Labels", labels);
-    body.put("User", "0:0");
     body.put("WorkingDir", workspace);
-    body.put("OpenStdin", true);
-    body.put("StdinOnce", true);
-    body.put("AttachStdin", true);
-    body.put("AttachStdout", true);
-    body.put("AttachStderr", true);
     body.put("Tty", false);
     if (!settings.hostNetwork()) {
-      body.put("ExposedPorts", exposedPorts());
+      body.put("ExposedPorts", exposedPorts(own));
     }
     body.put("HostConfig", host);
     return body;
+  }
+
+  // The image's entry point and user, the spec's command as its arguments, the launch contract's
+  // variables; the agent port is labelled so a restarted control plane finds it.
+  private void imageAgent(
+      RuntimeRequest request, Map<String, Object> body, Map<String, Object> labels) {
+    Map<String, String> variables = new LinkedHashMap<>(request.spec().initialEnv());
+    variables.putAll(request.env());
+    Map<String, Integer> ports = AgentServerLaunch.ports(variables, settings.hostNetwork());
+    if (!request.spec().command().isEmpty()) {
+      body.put("Cmd", request.spec().command());
+    }
+    body.put("Env", AgentServerLaunch.env(request, ports, settings));
+    labels.put(AgentServerLaunch.LABEL_AGENT_SERVER, AgentServerLaunch.IMAGE);
+    labels.put(AgentServerLaunch.LABEL_AGENT_PORTS, AgentServerLaunch.label(ports));
   }
 
   private Map<String, Object> labels(RuntimeRequest request) {
@@ -136,11 +165,16 @@ final class ContainerSpec {
     return args;
   }
 
-  private Map<String, Object> hostConfig(String sandboxId, String workspace) {
+  private Map<String, Object> hostConfig(String sandboxId, String workspace, boolean own) {
     Map<String, Object> host = new LinkedHashMap<>();
     host.put("NetworkMode", settings.hostNetwork() ? "host" : "bridge");
     settings.runtime().ifPresent(runtime -> host.put("Runtime", runtime));
-    host.put("Mounts", List.of(bundleMount(), workspaceMount(sandboxId, workspace)));
+    // An image's own agent-server gets no bundle: nothing of Paddock's runs in its container.
+    host.put(
+        "Mounts",
+        own
+            ? List.of(workspaceMount(sandboxId, workspace))
+            : List.of(bundleMount(), workspaceMount(sandboxId, workspace)));
     host.put("CapDrop", List.of("ALL"));
     // The agent (root in the container) needs these to run commands as the run-as user and to
     // manage the files they own; commands themselves get none (setpriv clears them).
@@ -155,7 +189,7 @@ final class ContainerSpec {
         "LogConfig",
         Map.of("Type", "json-file", "Config", Map.of("max-size", "1m", "max-file", "1")));
     if (!settings.hostNetwork()) {
-      host.put("PortBindings", portBindings());
+      host.put("PortBindings", portBindings(own));
       host.put("ExtraHosts", List.of("host.docker.internal:host-gateway"));
     }
     return host;
@@ -179,23 +213,26 @@ final class ContainerSpec {
     return Map.of("Type", "volume", "Source", volumeName(sandboxId), "Target", workspace);
   }
 
-  private Map<String, Object> exposedPorts() {
+  private Map<String, Object> exposedPorts(boolean own) {
     Map<String, Object> exposed = new LinkedHashMap<>();
-    containerPorts().forEach(port -> exposed.put(port + "/tcp", Map.of()));
+    containerPorts(own).forEach(port -> exposed.put(port + "/tcp", Map.of()));
     return exposed;
   }
 
   // HostPort "" lets the engine choose a free port as it binds: no bind-then-close race.
-  private Map<String, Object> portBindings() {
+  private Map<String, Object> portBindings(boolean own) {
     Map<String, Object> bindings = new LinkedHashMap<>();
-    for (int port : containerPorts()) {
+    for (int port : containerPorts(own)) {
       bindings.put(
           port + "/tcp", List.of(Map.of("HostIp", settings.bindAddress(), "HostPort", "")));
     }
     return bindings;
   }
 
-  private List<Integer> containerPorts() {
+  private List<Integer> containerPorts(boolean own) {
+    if (own) {
+      return List.copyOf(AgentServerLaunch.PORTS.values());
+    }
     List<Integer> ports = new ArrayList<>();
     ports.add(DockerSettings.AGENT_PORT);
     ports.addAll(settings.workerPorts());

@@ -8,6 +8,7 @@ import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.backend.docker.DockerEngine.EngineException;
 import dev.paddock.backend.docker.DockerEngine.Hijacked;
 import dev.paddock.backend.docker.DockerEngine.Response;
+import dev.paddock.backend.kit.protocol.AliveProbe;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -134,6 +135,48 @@ final class ContainerStart {
       ContainerState state = containers.inspect(container).orElseThrow(() -> vanished(container));
       return handles.handle(sandboxId, state, port.getAsInt());
     }
+  }
+
+  /**
+   * Starts a container whose image brings its own agent-server and waits for its {@code GET /alive}
+   * (there is no ready line to read): the agent port is the labelled one with host networking, else
+   * the engine's published port for 8000. A container that stops first is diagnosed as {@link
+   * #launch} does, from its exit and the last lines of its log.
+   */
+  RuntimeHandle launchImageAgent(String sandboxId, String container, AliveProbe probe) {
+    long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
+    Response started = containers.post("/containers/" + container + "/start");
+    if (!started.ok() && started.status() != 304) {
+      throw startRefused(started);
+    }
+    while (true) {
+      ContainerState state = containers.inspect(container).orElseThrow(() -> vanished(container));
+      if (!state.alive()) {
+        throw exitedBeforeReady(container, logTail(container), deadline);
+      }
+      RuntimeHandle handle = handles.handle(sandboxId, state, 0);
+      if (state.is("running") && probe.answers(handles.probeHost(), DockerHandles.port(handle))) {
+        return handle;
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw DockerBackend.failure(
+            Kind.NEVER_READY,
+            "the image's agent-server did not answer GET /alive within "
+                + settings.readyTimeout().toMillis()
+                + " ms"
+                + tailDetail(logTail(container)));
+      }
+      EngineRetry.sleep(Duration.ofMillis(50));
+    }
+  }
+
+  private List<String> logTail(String container) {
+    Response logs =
+        containers.engine().get("/containers/" + container + "/logs?stdout=1&stderr=1&tail=20");
+    if (!logs.ok()) {
+      return List.of();
+    }
+    return ContainerOutput.demultiplex(logs.body()).lines().filter(l -> !l.isBlank()).toList();
   }
 
   private static void handOver(String sandboxId, Hijacked attach, String secrets) {

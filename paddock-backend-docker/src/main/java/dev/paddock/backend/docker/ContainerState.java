@@ -26,6 +26,7 @@ import java.util.OptionalInt;
  * @param publishedPorts container port to host port ({@code NetworkSettings.Ports})
  * @param volumes the named volumes it mounts (mount point to volume name)
  * @param runtime the OCI runtime it runs under ({@code HostConfig.Runtime}, e.g. runc)
+ * @param name the container's name, without the engine's leading slash
  */
 record ContainerState(
     String id,
@@ -40,7 +41,8 @@ record ContainerState(
     boolean hostNetwork,
     Map<Integer, Integer> publishedPorts,
     Map<String, String> volumes,
-    String runtime) {
+    String runtime,
+    String name) {
 
   /** Docker reports a time that never happened as the year 1. */
   private static final Instant NEVER = Instant.parse("0001-01-02T00:00:00Z");
@@ -70,7 +72,8 @@ record ContainerState(
         "host".equals(host.get("NetworkMode")),
         ports(map(map(json.get("NetworkSettings")).get("Ports"))),
         volumes(json.get("Mounts")),
-        text(host.get("Runtime")));
+        text(host.get("Runtime")),
+        text(json.get("Name")).replaceFirst("^/", ""));
   }
 
   boolean is(String engineStatus) {

@@ -91,6 +91,36 @@ final class Containers {
     return false;
   }
 
+  /** Stops it (SIGTERM, the grace, SIGKILL); a stopped one stays stopped. Idempotent. */
+  void stop(String container) {
+    Response answer =
+        engine.call(
+            "POST",
+            "/containers/" + container + "/stop?t=" + stopGrace.toSeconds(),
+            new byte[0],
+            null,
+            stopGrace.plusSeconds(60));
+    if (!answer.ok() && answer.status() != 304 && answer.status() != 404) {
+      throw new EngineException(
+          "stop of " + container + ": " + answer.status() + " " + answer.message(), null);
+    }
+  }
+
+  /** Renames it (idempotent: a container that has the name already keeps it). */
+  void rename(String container, String name) {
+    Response answer =
+        engine.post(
+            "/containers/"
+                + container
+                + "/rename?name="
+                + java.net.URLEncoder.encode(name, java.nio.charset.StandardCharsets.UTF_8),
+            null);
+    if (!answer.ok() && answer.status() != 409) {
+      throw new EngineException(
+          "rename of " + container + ": " + answer.status() + " " + answer.message(), null);
+    }
+  }
+
   /** Stops (thawing a frozen one first, so it can take SIGTERM) and removes it. Idempotent. */
   void remove(String container) {
     Optional<ContainerState> state = inspect(container);

@@ -70,6 +70,7 @@ final class DockerBackend implements SandboxBackend {
   private final DockerHandles handles;
   private final ImagePuller images;
   private final ContainerStart starts;
+  private final ImageAgentRelaunch relaunches;
   private final AliveProbe probe = new AliveProbe(Duration.ofSeconds(1));
   private final ScheduledExecutorService watchdog;
   private final Set<String> starting = ConcurrentHashMap.newKeySet();
@@ -92,6 +93,7 @@ final class DockerBackend implements SandboxBackend {
             });
     ContainerSpec spec = new ContainerSpec(settings, bundle, new EngineFeatures(engine));
     this.starts = new ContainerStart(settings, containers, spec, handles, watchdog);
+    this.relaunches = new ImageAgentRelaunch(containers, starts, probe);
   }
 
   @Override
@@ -112,14 +114,19 @@ final class DockerBackend implements SandboxBackend {
 
   @Override
   public RuntimeHandle start(RuntimeRequest request) {
-    String secrets = AgentSecrets.lines(request.sessionKeyDigests(), request.adminKeyDigest());
+    boolean own = AgentServerLaunch.applies(request.spec());
+    String secrets =
+        own ? "" : AgentSecrets.lines(request.sessionKeyDigests(), request.adminKeyDigest());
     String sandboxId = request.sandboxId();
     starting.add(sandboxId);
     try {
       images.ensure(request.spec().imageReference());
       String container = created(request);
       try {
-        return remembered(starts.launch(sandboxId, container, secrets));
+        return remembered(
+            own
+                ? starts.launchImageAgent(sandboxId, container, probe)
+                : starts.launch(sandboxId, container, secrets));
       } catch (RuntimeException e) {
         RuntimeStartException failure = asStartFailure(e, "starting " + container);
         removeQuietly(containers, container, failure);
@@ -170,7 +177,10 @@ final class DockerBackend implements SandboxBackend {
       case "paused" -> state(SandboxStatus.PAUSED);
       case "created", "restarting" -> state(SandboxStatus.STARTING);
       case "removing" -> RuntimeState.missing();
-      default -> error(stopped(state));
+      default ->
+          state.name().equals(ContainerSpec.pausedName(handle.sandboxId()))
+              ? state(SandboxStatus.PAUSED)
+              : error(stopped(state));
     };
   }
 
@@ -211,6 +221,13 @@ final class DockerBackend implements SandboxBackend {
   @Override
   public void pause(RuntimeHandle handle) {
     try {
+      if (handle.launchKeyed()) {
+        // Its key cannot be revoked at the agent: stopped, it refuses every key at once.
+        String container = DockerHandles.container(handle);
+        containers.stop(container);
+        containers.rename(container, ContainerSpec.pausedName(handle.sandboxId()));
+        return;
+      }
       containers.pause(DockerHandles.container(handle), handle.sandboxId());
     } catch (EngineException e) {
       throw unreachable(handle, e);
@@ -238,6 +255,21 @@ final class DockerBackend implements SandboxBackend {
     }
   }
 
+  /**
+   * A new container on the same volume with {@code sessionKey} (see {@link ImageAgentRelaunch}).
+   */
+  @Override
+  public RuntimeHandle relaunch(RuntimeHandle handle, String sessionKey) {
+    if (!handle.launchKeyed()) {
+      throw failure(Kind.UNKNOWN, "sandbox " + handle.sandboxId() + " runs Paddock's agent");
+    }
+    try {
+      return remembered(relaunches.relaunch(handle, sessionKey));
+    } catch (EngineException e) {
+      throw failure(Kind.ENGINE_UNREACHABLE, e.getMessage(), e);
+    }
+  }
+
   private RuntimeHandle thawOrRestart(RuntimeHandle handle, ContainerState state) {
     return switch (state.status()) {
       case "paused" -> {
@@ -245,7 +277,10 @@ final class DockerBackend implements SandboxBackend {
         yield handle;
       }
       case "running" -> handle;
-      case "exited", "created", "dead" -> restart(handle, state);
+      case "exited", "created", "dead" ->
+          handle.launchKeyed()
+              ? starts.launchImageAgent(handle.sandboxId(), state.id(), probe)
+              : restart(handle, state);
       default -> throw failure(Kind.UNKNOWN, "container " + state.id() + " is " + state.status());
     };
   }
@@ -376,7 +411,8 @@ final class DockerBackend implements SandboxBackend {
   /** The handle of a container found by its labels (after a control-plane restart). */
   private RuntimeHandle adopted(String sandboxId, ContainerState state) {
     int port = 0;
-    if (state.hostNetwork() && state.is("running")) {
+    boolean own = state.label(AgentServerLaunch.LABEL_AGENT_SERVER).isPresent();
+    if (!own && state.hostNetwork() && state.is("running")) {
       // The first ready line since the container last started: later output could be shaped by
       // what runs in the sandbox, the agent's own ready line is always the first.
       long since = state.startedAt().map(Instant::getEpochSecond).orElse(0L);
@@ -388,7 +424,7 @@ final class DockerBackend implements SandboxBackend {
     }
     try {
       RuntimeHandle handle = handles.handle(sandboxId, state, port);
-      return port > 0 || !state.hostNetwork() ? remembered(handle) : handle;
+      return own || port > 0 || !state.hostNetwork() ? remembered(handle) : handle;
     } catch (RuntimeStartException e) {
       return handles.portless(sandboxId, state);
     }

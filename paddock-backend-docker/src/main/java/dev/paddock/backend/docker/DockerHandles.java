@@ -20,6 +20,9 @@ final class DockerHandles {
   static final String PORT = "port";
   static final String WORKERS = "workers";
 
+  /** Of an image's own agent-server: {@code NAME=inside=outside,...} for every exposed URL. */
+  static final String URLS = "urls";
+
   private final DockerSettings settings;
 
   DockerHandles(DockerSettings settings) {
@@ -29,6 +32,9 @@ final class DockerHandles {
   /** The handle of a started container whose agent printed {@code readyPort}. */
   RuntimeHandle handle(String sandboxId, ContainerState state, int readyPort) {
     Map<String, String> attributes = base(sandboxId, state);
+    if (state.label(AgentServerLaunch.LABEL_AGENT_SERVER).isPresent()) {
+      return imageAgent(sandboxId, state, attributes);
+    }
     if (state.hostNetwork()) {
       attributes.put(PORT, Integer.toString(readyPort));
     } else {
@@ -39,6 +45,31 @@ final class DockerHandles {
       attributes.put(PORT, Integer.toString(agent));
       attributes.put(WORKERS, workers(state));
     }
+    return new RuntimeHandle(sandboxId, DockerBackend.NAME, attributes);
+  }
+
+  // The ports come from the label; with bridge networking each is published on a host port.
+  private static RuntimeHandle imageAgent(
+      String sandboxId, ContainerState state, Map<String, String> attributes) {
+    Map<String, Integer> ports =
+        AgentServerLaunch.parseLabel(state.label(AgentServerLaunch.LABEL_AGENT_PORTS).orElse(""));
+    StringBuilder urls = new StringBuilder();
+    int agent = 0;
+    for (Map.Entry<String, Integer> port : ports.entrySet()) {
+      int inside = port.getValue();
+      Integer outside = state.hostNetwork() ? inside : state.publishedPorts().get(inside);
+      if (outside == null) {
+        continue; // not published (yet)
+      }
+      if (port.getKey().equals(ExposedUrl.AGENT_SERVER)) {
+        agent = outside;
+      }
+      urls.append(urls.isEmpty() ? "" : ",").append(port.getKey()).append('=');
+      urls.append(inside).append('=').append(outside);
+    }
+    attributes.put(PORT, Integer.toString(agent));
+    attributes.put(URLS, urls.toString());
+    attributes.put(RuntimeHandle.LAUNCH_KEYED, "true");
     return new RuntimeHandle(sandboxId, DockerBackend.NAME, attributes);
   }
 
@@ -105,6 +136,9 @@ final class DockerHandles {
   }
 
   List<ExposedUrl> urls(RuntimeHandle handle) {
+    if (handle.launchKeyed()) {
+      return imageAgentUrls(handle);
+    }
     int port = port(handle);
     boolean host = "host".equals(handle.attributes().get(NETWORK));
     List<ExposedUrl> urls = new ArrayList<>();
@@ -118,6 +152,18 @@ final class DockerHandles {
         int inside = Integer.parseInt(pair.substring(0, eq));
         int outside = Integer.parseInt(pair.substring(eq + 1));
         urls.add(new ExposedUrl("WORKER_" + n++, settings.url(outside), inside));
+      }
+    }
+    return urls;
+  }
+
+  private List<ExposedUrl> imageAgentUrls(RuntimeHandle handle) {
+    List<ExposedUrl> urls = new ArrayList<>();
+    for (String entry : handle.attributes().getOrDefault(URLS, "").split(",")) {
+      String[] parts = entry.split("=");
+      if (parts.length == 3) {
+        int outside = Integer.parseInt(parts[2]);
+        urls.add(new ExposedUrl(parts[0], settings.url(outside), Integer.parseInt(parts[1])));
       }
     }
     return urls;

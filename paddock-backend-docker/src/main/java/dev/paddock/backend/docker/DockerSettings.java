@@ -58,6 +58,10 @@ import java.util.regex.Pattern;
  * @param runtime the OCI runtime containers run under ({@code docker.runtime}, e.g. {@code runsc}
  *     for gVisor; default the engine's default runtime, usually runc); checked against the engine's
  *     registered runtimes when the backend is created
+ * @param imageAgentImages images offered as specs that bring their own agent-server ({@code
+ *     docker.agent-server-images}, e.g. OpenHands' agent-server images): their specs say {@link
+ *     dev.paddock.api.SandboxSpec.AgentServer#IMAGE}, and sandboxes run their entry point with
+ *     OpenHands' launch contract ({@link AgentServerLaunch})
  */
 record DockerSettings(
     String dockerHost,
@@ -81,7 +85,8 @@ record DockerSettings(
     Optional<Duration> specTimeout,
     Optional<Duration> specIdleTimeout,
     String instance,
-    Optional<String> runtime) {
+    Optional<String> runtime,
+    List<String> imageAgentImages) {
 
   static final String DEFAULT_IMAGE = "paddock/sandbox:bookworm";
 
@@ -201,6 +206,13 @@ record DockerSettings(
                       "a runtime name from docker info's Runtimes, e.g. runc or runsc"))
           .withDefaultText("the engine's default runtime");
 
+  static final Setting<List<String>> AGENT_SERVER_IMAGES =
+      docker(
+          Setting.list(
+              "docker.agent-server-images",
+              "images offered as specs that bring their own agent-server (OpenHands' launch"
+                  + " contract)"));
+
   /** Every setting this backend reads. */
   static final List<Setting<?>> DECLARED =
       List.of(
@@ -227,12 +239,14 @@ record DockerSettings(
           SPEC_TIMEOUT,
           SPEC_IDLE_TIMEOUT,
           INSTANCE,
-          RUNTIME);
+          RUNTIME,
+          AGENT_SERVER_IMAGES);
 
   DockerSettings {
     workerPorts = List.copyOf(workerPorts);
     images = List.copyOf(images);
     specEnv = Map.copyOf(specEnv);
+    imageAgentImages = List.copyOf(imageAgentImages);
   }
 
   boolean hostNetwork() {
@@ -283,7 +297,8 @@ record DockerSettings(
         s.find(SPEC_TIMEOUT).filter(d -> !d.isZero()),
         s.find(SPEC_IDLE_TIMEOUT).filter(d -> !d.isZero()),
         s.find(INSTANCE).orElseGet(() -> instanceOf(dataDir)),
-        s.find(RUNTIME));
+        s.find(RUNTIME),
+        s.find(AGENT_SERVER_IMAGES).orElse(List.of()));
   }
 
   /** The URL of a published port. */

@@ -3,6 +3,8 @@ package dev.paddock.backend.docker;
 import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.spi.SpecList;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The Docker backend's specs: one per configured image ({@code docker.image} first, the default,
@@ -10,6 +12,8 @@ import dev.paddock.api.spi.SpecList;
  * /workspace/project} (OpenHands'), environment from {@code docker.spec.env.<NAME>}, limits from
  * the backend's defaults, default lifetimes from {@code docker.spec.timeout} and {@code
  * docker.spec.idle-timeout}.
+ * Then one per image of {@code docker.agent-server-images}, whose own agent-server runs ({@link
+ * SandboxSpec.AgentServer#IMAGE}).
  */
 final class DockerSpecService {
   /** OpenHands' workspace directory, where its agents expect the project. */
@@ -19,11 +23,21 @@ final class DockerSpecService {
 
   static SpecList of(DockerSettings settings) {
     Resources resources = settings.resources();
-    return SpecList.of(
-        settings.images().stream().map(image -> spec(settings, image, resources)).toList());
+    List<SandboxSpec> specs = new ArrayList<>();
+    for (String image : settings.images()) {
+      specs.add(spec(settings, image, resources).build());
+    }
+    for (String image : settings.imageAgentImages()) {
+      if (!settings.images().contains(image)) {
+        specs.add(
+            spec(settings, image, resources).agentServer(SandboxSpec.AgentServer.IMAGE).build());
+      }
+    }
+    return SpecList.of(specs);
   }
 
-  private static SandboxSpec spec(DockerSettings settings, String image, Resources resources) {
+  private static SandboxSpec.Builder spec(
+      DockerSettings settings, String image, Resources resources) {
     SandboxSpec.Builder spec =
         SandboxSpec.builder(image)
             .env(settings.specEnv())
@@ -31,6 +45,6 @@ final class DockerSpecService {
             .resources(resources);
     settings.specTimeout().ifPresent(spec::timeout);
     settings.specIdleTimeout().ifPresent(spec::idleTimeout);
-    return spec.build();
+    return spec;
   }
 }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -17,22 +18,40 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
-/** {@link HttpAgents#at}: one agent over HTTP. */
+/**
+ * {@link HttpAgents#at}: one agent over HTTP, with the admin key; or ({@link
+ * HttpAgents#launchKeyed}) an image's own agent-server, with its session key and the workspace's
+ * path on archive calls (OpenHands' {@code /api/file/archive} requires it).
+ */
 final class HttpAgent implements SandboxAgent {
   private final HttpClient http;
   private final Duration timeout;
   private final String base;
-  private final String adminKey;
+  private final String header;
+  private final String key;
+  private final Optional<String> workspace;
 
-  HttpAgent(HttpClient http, Duration timeout, String base, String adminKey) {
+  HttpAgent(
+      HttpClient http,
+      Duration timeout,
+      String base,
+      String header,
+      String key,
+      Optional<String> workspace) {
     this.http = http;
     this.timeout = timeout;
     this.base = base;
-    this.adminKey = adminKey;
+    this.header = header;
+    this.key = key;
+    this.workspace = workspace;
   }
 
   @Override
   public void replaceSessionKeys(List<String> digests) {
+    if (!header.equals(AgentProtocol.ADMIN_KEY_HEADER)) {
+      throw new AgentCallException(
+          "the agent at " + base + " came with its image and takes its session key at launch only");
+    }
     digests.forEach(AgentSecrets::checkedDigest);
     HttpRequest request =
         admin(AgentProtocol.SESSION_KEYS, timeout)
@@ -49,6 +68,7 @@ final class HttpAgent implements SandboxAgent {
   @Override
   public Optional<Archive> openArchive(String format, boolean defaultExcludes, Duration timeout) {
     String query = "?format=" + format + (defaultExcludes ? "" : "&use_default_excludes=false");
+    query += workspace.map(p -> "&path=" + URLEncoder.encode(p, StandardCharsets.UTF_8)).orElse("");
     HttpRequest request = admin(AgentProtocol.ARCHIVE + query, timeout).GET().build();
     HttpResponse<InputStream> response = send(request, HttpResponse.BodyHandlers.ofInputStream());
     int status = response.statusCode();
@@ -58,6 +78,10 @@ final class HttpAgent implements SandboxAgent {
     closeQuietly(response.body());
     if (status == 400) {
       return Optional.empty(); // nothing in that format (e.g. no repository for git-delta)
+    }
+    if (status == 404 || status == 405) {
+      throw new AgentCallException(
+          "the agent at " + base + " has no " + AgentProtocol.ARCHIVE + " route (" + status + ")");
     }
     throw new AgentCallException(
         "agent at " + base + " answered " + status + " to the " + format + " archive request");
@@ -102,9 +126,7 @@ final class HttpAgent implements SandboxAgent {
   }
 
   private HttpRequest.Builder admin(String route, Duration timeout) {
-    return HttpRequest.newBuilder(URI.create(base + route))
-        .timeout(timeout)
-        .header(AgentProtocol.ADMIN_KEY_HEADER, adminKey);
+    return HttpRequest.newBuilder(URI.create(base + route)).timeout(timeout).header(header, key);
   }
 
   private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> body) {

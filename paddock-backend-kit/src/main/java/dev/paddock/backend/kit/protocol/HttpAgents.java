@@ -3,6 +3,7 @@ package dev.paddock.backend.kit.protocol;
 import dev.paddock.api.spi.SandboxAgent;
 import java.net.http.HttpClient;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The standard route to sandboxes' agents: HTTP to the agent URL a runtime reports, authenticated
@@ -32,7 +33,19 @@ public final class HttpAgents implements AutoCloseable {
    */
   public SandboxAgent at(String agentUrl, String adminKey) {
     String base = agentUrl.endsWith("/") ? agentUrl.substring(0, agentUrl.length() - 1) : agentUrl;
-    return new HttpAgent(http, timeout, base, adminKey);
+    return new HttpAgent(
+        http, timeout, base, AgentProtocol.ADMIN_KEY_HEADER, adminKey, Optional.empty());
+  }
+
+  /**
+   * An agent-server that came with its image (OpenHands' contract): reached with its current
+   * session key, archives asked for {@code workspace}; it refuses key rotation (it takes its key at
+   * launch only).
+   */
+  public SandboxAgent launchKeyed(String agentUrl, String sessionKey, String workspace) {
+    String base = agentUrl.endsWith("/") ? agentUrl.substring(0, agentUrl.length() - 1) : agentUrl;
+    return new HttpAgent(
+        http, timeout, base, AgentProtocol.SESSION_KEY_HEADER, sessionKey, Optional.of(workspace));
   }
 
   @Override

@@ -64,6 +64,34 @@ class HttpAgentTest {
   }
 
   @Test
+  void anImageAgentIsAskedWithItsSessionKeyAndTheWorkspacePath() throws IOException {
+    SandboxAgent image = agents.launchKeyed(url(), "session-key", "/workspace/project");
+
+    try (SandboxAgent.Archive a =
+        image.openArchive(AgentProtocol.TAR_GZ, true, Duration.ofSeconds(5)).orElseThrow()) {
+      assertThat(a.body().readAllBytes()).isNotEmpty();
+    }
+
+    assertThat(seen)
+        .containsEntry("archive.session", "session-key")
+        .containsEntry("archive.query", "format=tar.gz&path=%2Fworkspace%2Fproject");
+  }
+
+  @Test
+  void anImageAgentRefusesKeyRotationAndOneWithoutTheArchiveRouteFailsClearly() {
+    server.removeContext(AgentProtocol.ARCHIVE);
+    SandboxAgent image = agents.launchKeyed(url(), "session-key", "/workspace/project");
+
+    assertThatThrownBy(() -> image.replaceSessionKeys(List.of()))
+        .isInstanceOf(AgentCallException.class)
+        .hasMessageContaining("at launch only");
+    assertThat(seen).doesNotContainKey("keys.method");
+    assertThatThrownBy(() -> image.openArchive(AgentProtocol.TAR_GZ, true, Duration.ofSeconds(5)))
+        .isInstanceOf(AgentCallException.class)
+        .hasMessageContaining("has no /api/file/archive route (404)");
+  }
+
+  @Test
   void aRefusedRotationFails() {
     assertThatThrownBy(() -> agents.at(url(), "wrong").replaceSessionKeys(List.of()))
         .isInstanceOf(AgentCallException.class)
@@ -145,6 +173,9 @@ class HttpAgentTest {
   private void archive(HttpExchange e) throws IOException {
     String query = e.getRequestURI().getRawQuery();
     seen.put("archive.query", query);
+    seen.put(
+        "archive.session",
+        String.valueOf(e.getRequestHeaders().getFirst(AgentProtocol.SESSION_KEY_HEADER)));
     if (query.startsWith("format=git-delta")) {
       reply(e, 400, "{\"detail\":\"not a git repository\"}");
     } else if (query.startsWith("format=tar.gz")) {
