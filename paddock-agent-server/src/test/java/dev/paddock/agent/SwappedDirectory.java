@@ -110,9 +110,9 @@ public final class SwappedDirectory implements AutoCloseable {
 
   /**
    * Runs at least {@code attempts} requests on {@code clients} threads, and on (up to five times as
-   * many) until each status in {@code wanted} answered more than {@link #LEAST_EACH} times: on a loaded
-   * machine the flipper gets less time, and a run that never met one side of the race would prove
-   * nothing about it.
+   * many) until each status in {@code wanted} answered more than {@link #LEAST_EACH} times: on a
+   * loaded machine the flipper gets less time, and a run that never met one side of the race would
+   * prove nothing about it.
    */
   public void race(int attempts, int clients, Attempt attempt, Set<Integer> wanted)
       throws Exception {

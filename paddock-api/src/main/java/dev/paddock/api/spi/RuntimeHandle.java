@@ -55,7 +55,6 @@ public record RuntimeHandle(String sandboxId, String backend, Map<String, String
     Map<String, String> changed = new java.util.LinkedHashMap<>(attributes);
     changed.put(name, value);
     return new RuntimeHandle(sandboxId, backend, changed);
-
   }
 
   /**

@@ -11,9 +11,8 @@ import java.util.List;
  * then {@code docker.images}), its id the image reference, working directory {@code
  * /workspace/project} (OpenHands'), environment from {@code docker.spec.env.<NAME>}, limits from
  * the backend's defaults, default lifetimes from {@code docker.spec.timeout} and {@code
- * docker.spec.idle-timeout}.
- * Then one per image of {@code docker.agent-server-images}, whose own agent-server runs ({@link
- * SandboxSpec.AgentServer#IMAGE}).
+ * docker.spec.idle-timeout}. Then one per image of {@code docker.agent-server-images}, whose own
+ * agent-server runs ({@link SandboxSpec.AgentServer#IMAGE}).
  */
 final class DockerSpecService {
   /** OpenHands' workspace directory, where its agents expect the project. */
