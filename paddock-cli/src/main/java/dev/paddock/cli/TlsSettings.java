@@ -32,8 +32,7 @@ final class TlsSettings {
               "PADDOCK_TLS_KEY",
               "PEM private key of PADDOCK_TLS_CERT: PKCS#8 PRIVATE KEY (RSA, EC, EdDSA) or RSA"
                   + " PRIVATE KEY")
-          .requiring(Files::isRegularFile, "an existing PEM file")
-          .secret();
+          .requiring(Files::isRegularFile, "an existing PEM file");
   static final Setting<Duration> RELOAD =
       Setting.duration(
               "PADDOCK_TLS_RELOAD_INTERVAL",
