@@ -21,6 +21,7 @@ import dev.paddock.controlplane.ForwardedEnvironment;
 import dev.paddock.controlplane.SandboxEvents;
 import dev.paddock.controlplane.SandboxLimits;
 import dev.paddock.http.HttpServerConfig;
+import dev.paddock.http.TlsCertificate;
 import dev.paddock.server.ApiServer;
 import dev.paddock.server.ApiServerConfig;
 import dev.paddock.server.Metrics;
@@ -29,6 +30,7 @@ import dev.paddock.store.DataDirectory;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -91,6 +93,8 @@ final class ServerCommand implements Callable<Integer> {
     Map<String, String> settings = handedOn(typed, data);
     PaddockLogging.configure(settings);
     typed.warnings().forEach(LOG::warn);
+    Optional<TlsCertificate> tls =
+        TlsSettings.certificate(typed); // a bad pair stops start-up first
     String runtimeName = typed.get(ServerSettings.RUNTIME);
     SandboxBackendProvider provider = provider(runtimeName);
     Metrics metrics = new Metrics();
@@ -110,20 +114,20 @@ final class ServerCommand implements Callable<Integer> {
     Optional<Gateway> gateway =
         GatewaySettings.gateway(typed, masterSecret(typed, data), store, backend);
     ApiServer server =
-        startApi(bindHost, bindPort, service, specs, store, metrics, settings, gateway);
+        startApi(
+            httpConfig(bindHost, bindPort, tls), service, specs, store, metrics, settings, gateway);
+    String url = ServerRecord.localUrl(bindHost, server.port(), tls.isPresent());
     ScheduledExecutorService reconciler =
         reconcileLoop(service, typed.get(ServerSettings.RECONCILE));
-    ServerRecord.write(data, ServerRecord.localUrl(bindHost, server.port()));
+    ServerRecord.write(data, url);
     if (bootstrapKey.isPresent()) {
       Path keyFile = writeSecret(data.resolve("admin.key"), bootstrapKey.get());
       System.out.println("admin API key (shown once; saved for the CLI in " + keyFile + "):");
       System.out.println("  " + bootstrapKey.get());
     }
     System.out.println(
-        "paddock control plane listening on http://"
-            + bindHost
-            + ":"
-            + server.port()
+        "paddock control plane listening on "
+            + url
             + " (runtime "
             + runtimeName
             + ", data "
@@ -137,6 +141,7 @@ final class ServerCommand implements Callable<Integer> {
                 () -> {
                   reconciler.shutdownNow();
                   server.close();
+                  tls.ifPresent(TlsCertificate::close);
                   ServerRecord.remove(data);
                   gateway.ifPresent(Gateway::close);
                   service.close();
@@ -149,9 +154,16 @@ final class ServerCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** Where to listen; HTTPS with the watched certificate when one is configured. */
+  private static HttpServerConfig httpConfig(String host, int port, Optional<TlsCertificate> tls) {
+    HttpServerConfig.Builder http =
+        HttpServerConfig.builder(new InetSocketAddress(host, port)).backlog(512);
+    tls.ifPresent(http::tls);
+    return http.build();
+  }
+
   private static ApiServer startApi(
-      String host,
-      int port,
+      HttpServerConfig http,
       ControlPlaneSandboxService service,
       SandboxSpecService specs,
       SandboxStore store,
@@ -160,10 +172,8 @@ final class ServerCommand implements Callable<Integer> {
       Optional<Gateway> gateway) {
     ApiServerConfig api = ApiServerConfig.fromSettings(settings);
     if (gateway.isEmpty()) {
-      return ApiServer.start(host, port, service, specs, store, metrics, service.archives(), api);
+      return ApiServer.start(http, service, specs, store, metrics, service.archives(), api);
     }
-    HttpServerConfig http =
-        HttpServerConfig.builder(new java.net.InetSocketAddress(host, port)).backlog(512).build();
     return ApiServer.start(
         http, service, specs, store, metrics, service.archives(), api, gateway.get());
   }

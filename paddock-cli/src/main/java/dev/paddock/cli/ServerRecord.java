@@ -31,13 +31,18 @@ final class ServerRecord {
 
   /** The URL a client on this machine reaches a server bound to {@code host}:{@code port} at. */
   static String localUrl(String host, int port) {
+    return localUrl(host, port, false);
+  }
+
+  /** As above, {@code https://} when {@code secure}. */
+  static String localUrl(String host, int port, boolean secure) {
     String reachable =
         switch (host) {
           case "0.0.0.0", "" -> "127.0.0.1";
           case "::", "[::]" -> "[::1]";
           default -> host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
         };
-    return "http://" + reachable + ":" + port;
+    return (secure ? "https://" : "http://") + reachable + ":" + port;
   }
 
   /** Records this process as the server of {@code dataDir}, listening at {@code url}. */

@@ -49,6 +49,7 @@ final class SettingsCatalog {
     groups.add(new Group("Server", server));
     groups.add(new Group("Control plane", ControlPlaneSettings.ALL));
     groups.add(new Group("Sandbox gateway", GatewaySettings.ALL));
+    groups.add(new Group("HTTPS (API and gateway)", TlsSettings.ALL));
     groups.add(new Group("Forwarded into sandboxes", ForwardedEnvironment.SETTINGS));
     groups.add(new Group("Workspace archives", ArchiveSettings.ALL));
     groups.add(new Group("Runtime API (paddock runtime-api)", RuntimeApiSettings.ALL));

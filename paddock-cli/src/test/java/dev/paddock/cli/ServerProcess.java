@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
   static final String ADMIN_KEY = "pdk_cli-test-admin-key-0123456789abcdef0123";
-  private static final Pattern LISTENING = Pattern.compile("listening on (http://[^ ]+)");
+  private static final Pattern LISTENING = Pattern.compile("listening on (https?://[^ ]+)");
 
   private Path dataDir;
   private Process server;

@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -15,7 +16,9 @@ import javax.net.ssl.SSLContext;
  * <p>Settings, each with a default in {@link Builder}: {@code address}: where to listen (port 0
  * picks a free port; {@code getAddress()} names it) <br>
  * {@code backlog}: the listen backlog (0 or less: the JDK's default) <br>
- * {@code tls}: serve HTTPS with this context (absent: plain HTTP) <br>
+ * {@code tls}: serve HTTPS with this context, or with the one a supplier gives at each accepted
+ * connection, so a renewed certificate reaches new connections without a restart (absent: plain
+ * HTTP) <br>
  * {@code headerTimeout}: the request line and headers must arrive within this time of their first
  * byte (else 408 and close); also bounds a TLS handshake <br>
  * {@code bodyIdleTimeout}: the longest wait for the next bytes of a request body (else the body
@@ -37,7 +40,7 @@ import javax.net.ssl.SSLContext;
 public final class HttpServerConfig {
   private final InetSocketAddress address;
   private final int backlog;
-  private final Optional<SSLContext> tls; // absent: plain HTTP
+  private final Optional<Supplier<SSLContext>> tls; // absent: plain HTTP
   private final Duration headerTimeout;
   private final Duration bodyIdleTimeout;
   private final Duration idleTimeout;
@@ -90,8 +93,14 @@ public final class HttpServerConfig {
     return backlog;
   }
 
+  /** Whether the server speaks TLS. */
+  public boolean secure() {
+    return tls.isPresent();
+  }
+
+  /** The TLS context for a connection accepted now; absent for plain HTTP. */
   public Optional<SSLContext> tls() {
-    return tls;
+    return tls.map(Supplier::get);
   }
 
   public Duration headerTimeout() {
@@ -147,7 +156,7 @@ public final class HttpServerConfig {
   public static final class Builder {
     private final InetSocketAddress address;
     private int backlog = 256;
-    private SSLContext tls;
+    private Supplier<SSLContext> tls;
     private Duration headerTimeout = Duration.ofSeconds(20);
     private Duration bodyIdleTimeout = Duration.ofSeconds(60);
     private Duration idleTimeout = Duration.ofSeconds(120);
@@ -172,7 +181,17 @@ public final class HttpServerConfig {
 
     /** Serve HTTPS with {@code context}; default plain HTTP. */
     public Builder tls(SSLContext context) {
-      this.tls = Objects.requireNonNull(context, "context");
+      Objects.requireNonNull(context, "context");
+      this.tls = () -> context;
+      return this;
+    }
+
+    /**
+     * Serve HTTPS with the context {@code current} gives for each accepted connection (asked on the
+     * accept thread: it must answer at once and never fail, e.g. a volatile read).
+     */
+    public Builder tls(Supplier<SSLContext> current) {
+      this.tls = Objects.requireNonNull(current, "current");
       return this;
     }
 

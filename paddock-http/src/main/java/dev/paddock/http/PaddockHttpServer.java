@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -17,6 +18,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 
 /**
  * The {@link HttpServer} behind {@link HttpServers}: a blocking accept loop on a virtual thread,
@@ -43,10 +46,8 @@ final class PaddockHttpServer extends HttpServer {
   }
 
   static PaddockHttpServer bind(HttpServerConfig config) throws IOException {
-    ServerSocket socket =
-        config.tls().isPresent()
-            ? config.tls().get().getServerSocketFactory().createServerSocket()
-            : new ServerSocket();
+    // TLS is layered on each accepted socket, so every connection gets the context current then.
+    ServerSocket socket = new ServerSocket();
     try {
       socket.setReuseAddress(true);
       socket.bind(config.address(), config.backlog() > 0 ? config.backlog() : 50);
@@ -103,7 +104,14 @@ final class PaddockHttpServer extends HttpServer {
     }
   }
 
-  private void serve(Socket socket) {
+  private void serve(Socket accepted) {
+    Socket socket;
+    try {
+      socket = secured(accepted);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(accepted);
+      return;
+    }
     Connection connection = new Connection(this, socket);
     connections.add(connection);
     try {
@@ -116,6 +124,19 @@ final class PaddockHttpServer extends HttpServer {
     } catch (RejectedExecutionException e) {
       connection.abort();
     }
+  }
+
+  /**
+   * {@code accepted} as the server side of a TLS connection when TLS is on; no I/O happens here.
+   */
+  private Socket secured(Socket accepted) throws IOException {
+    Optional<SSLContext> tls = config.tls();
+    if (tls.isEmpty()) {
+      return accepted;
+    }
+    SSLSocket socket = (SSLSocket) tls.get().getSocketFactory().createSocket(accepted, null, true);
+    socket.setUseClientMode(false);
+    return socket;
   }
 
   /** Closes connections whose write is stuck or whose WebSocket close is overdue. */

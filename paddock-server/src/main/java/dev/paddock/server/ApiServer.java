@@ -116,6 +116,21 @@ public final class ApiServer implements AutoCloseable {
     return start(http, sandboxes, specs, store, metrics, archives, config, Optional.of(gateway));
   }
 
+  /**
+   * On the HTTP server {@code http} describes (address, TLS), without the gateway: exposed URLs
+   * name the agents directly.
+   */
+  public static ApiServer start(
+      HttpServerConfig http,
+      SandboxService sandboxes,
+      SandboxSpecService specs,
+      SandboxStore store,
+      Metrics metrics,
+      WorkspaceArchives archives,
+      ApiServerConfig config) {
+    return start(http, sandboxes, specs, store, metrics, archives, config, Optional.empty());
+  }
+
   private static ApiServer start(
       HttpServerConfig httpConfig,
       SandboxService sandboxes,
@@ -156,8 +171,7 @@ public final class ApiServer implements AutoCloseable {
               call.setHeader("Content-Type", "application/json");
               call.send(200, openApi());
             });
-    GatewayRoutes gatewayRoutes =
-        new GatewayRoutes(gateway, sandboxes, auth, httpConfig.tls().isPresent());
+    GatewayRoutes gatewayRoutes = new GatewayRoutes(gateway, sandboxes, auth, httpConfig.secure());
     new SandboxRoutes(sandboxes, auth, gatewayRoutes).register(router);
     gatewayRoutes.register(router);
     new SpecRoutes(specs, auth).register(router);
