@@ -108,7 +108,8 @@ final class ServerCommand implements Callable<Integer> {
     String bindHost = typed.get(ServerSettings.HOST);
     int bindPort = typed.get(ServerSettings.PORT);
     Optional<Gateway> gateway =
-        GatewaySettings.gateway(typed, masterSecret(typed, data), store, backend);
+        GatewaySettings.gateway(
+            typed, masterSecret(typed, data), store, backend, service::agentSessionKey);
     ApiServer server =
         startApi(bindHost, bindPort, service, specs, store, metrics, settings, gateway);
     ScheduledExecutorService reconciler =
