@@ -204,7 +204,12 @@ public final class AgentServer implements AutoCloseable {
         .add("GET", "/ready", this::readiness)
         .add("GET", AgentProtocol.SERVER_INFO, this::serverInfo)
         .add("PUT", AgentProtocol.SESSION_KEYS, this::rotateKeys)
-        .add("GET", EnvironmentProbe.ROUTE, new EnvironmentProbe(config.workspace())::handle);
+        .add("GET", EnvironmentProbe.ROUTE, new EnvironmentProbe(config.workspace())::handle)
+        .add(
+            "GET",
+            ListeningPorts.ROUTE,
+            new ListeningPorts(Path.of("/proc"), ProcessHandle.current()::descendants, this::port)
+                ::handle);
     BashRoutes.register(router, bash, config.defaultTimeout().toSeconds());
     BashRoutes.registerSockets(
         router,

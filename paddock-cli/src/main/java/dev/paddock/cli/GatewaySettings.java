@@ -5,6 +5,7 @@ import dev.paddock.api.settings.Settings;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.server.gateway.Gateway;
 import dev.paddock.server.gateway.GatewayConfig;
+import dev.paddock.server.gateway.SandboxKeys;
 import dev.paddock.store.SandboxStore;
 import java.time.Duration;
 import java.util.List;
@@ -35,13 +36,17 @@ final class GatewaySettings {
 
   /** The gateway the settings ask for; empty when {@code PADDOCK_GATEWAY=off}. */
   static Optional<Gateway> gateway(
-      Settings settings, String masterSecret, SandboxStore store, SandboxBackend backend) {
+      Settings settings,
+      String masterSecret,
+      SandboxStore store,
+      SandboxBackend backend,
+      SandboxKeys keys) {
     if (settings.get(GATEWAY).equals("off")) {
       return Optional.empty();
     }
     GatewayConfig.Builder config =
         GatewayConfig.builder(masterSecret).idleTimeout(settings.get(IDLE_TIMEOUT));
     settings.find(DOMAIN).filter(d -> !d.isBlank()).ifPresent(config::domain);
-    return Optional.of(Gateway.create(store, backend, config.build()));
+    return Optional.of(Gateway.create(store, backend, keys, config.build()));
   }
 }

@@ -112,7 +112,8 @@ final class ServerCommand implements Callable<Integer> {
     String bindHost = typed.get(ServerSettings.HOST);
     int bindPort = typed.get(ServerSettings.PORT);
     Optional<Gateway> gateway =
-        GatewaySettings.gateway(typed, masterSecret(typed, data), store, backend);
+        GatewaySettings.gateway(
+            typed, masterSecret(typed, data), store, backend, service::agentSessionKey);
     ApiServer server =
         startApi(
             httpConfig(bindHost, bindPort, tls), service, specs, store, metrics, settings, gateway);

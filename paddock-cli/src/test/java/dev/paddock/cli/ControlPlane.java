@@ -131,6 +131,7 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
           dev.paddock.server.gateway.Gateway.create(
               store,
               backend,
+              service::agentSessionKey,
               dev.paddock.server.gateway.GatewayConfig.builder(MASTER_SECRET).build());
       server =
           ApiServer.start(

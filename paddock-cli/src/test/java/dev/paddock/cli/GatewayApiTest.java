@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The sandbox gateway end to end on the process backend: the SDK client, raw OpenHands-style calls
  * and a WebSocket reach agents only through the control plane's address; a web server started in a
- * sandbox is reachable by a signed URL and refused without one; paused and unknown sandboxes are
+ * sandbox is reachable by a signed URL and refused without one (the port checks against other
+ * sandboxes and host services are in GatewayPortIsolationTest); paused and unknown sandboxes are
  * answered at the door.
  */
 class GatewayApiTest {
@@ -135,25 +136,9 @@ class GatewayApiTest {
   }
 
   @Test
-  void aWebServerInASandboxIsReachableBySignedUrlOnly() throws Exception {
+  void aWebServerInASandboxIsReachableBySignedUrlOnly(@TempDir Path dir) throws Exception {
     SandboxInfo running = admin().create(Optional.empty(), true, Duration.ofSeconds(60));
-    AgentClient agent = admin().agent(running);
-    int port = freePort();
-    agent.exec(
-        "mkdir -p /tmp/gw-site-"
-            + port
-            + " && echo hello-from-"
-            + port
-            + " > /tmp/gw-site-"
-            + port
-            + "/index.html && (cd /tmp/gw-site-"
-            + port
-            + " && nohup python3 -m http.server "
-            + port
-            + " --bind 127.0.0.1 >/dev/null 2>&1 &)",
-        30,
-        s -> {},
-        s -> {});
+    int port = SandboxWebServer.start(http, running, dir, "hello-from-" + running.id());
     String portUrl = plane.url() + "/sandboxes/" + running.id() + "/port/" + port + "/";
     Awaitility.await()
         .atMost(Duration.ofSeconds(30))
@@ -175,7 +160,7 @@ class GatewayApiTest {
     String url = (String) dev.paddock.http.Json.parseObject(signed.body().getBytes()).get("url");
     HttpResponse<String> page = get(url, Map.of());
     assertThat(page.statusCode()).isEqualTo(200);
-    assertThat(page.body()).contains("hello-from-" + port);
+    assertThat(page.body()).isEqualTo("hello-from-" + running.id());
     assertThat(page.headers().firstValue("Set-Cookie"))
         .hasValueSatisfying(c -> assertThat(c).startsWith("paddock_token="));
 
@@ -190,7 +175,6 @@ class GatewayApiTest {
             + "/?paddock_token="
             + token;
     assertThat(get(otherPort, Map.of()).statusCode()).isEqualTo(401);
-    agent.exec("pkill -f 'http.server " + port + "'", 10, s -> {}, s -> {});
   }
 
   @Test

@@ -177,6 +177,17 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
         .flatMap(this::currentKey);
   }
 
+  /**
+   * The current session key of a RUNNING sandbox, for the control plane's own calls to its agent
+   * (the gateway asking which ports it listens on); never for showing to a caller.
+   */
+  public Optional<String> agentSessionKey(String sandboxId) {
+    return store
+        .find(sandboxId)
+        .filter(r -> r.status() == SandboxStatus.RUNNING && r.sessionKeyHash().isPresent())
+        .flatMap(this::currentKey);
+  }
+
   private Optional<String> currentKey(SandboxRecord record) {
     String key = lifecycle.keys().sessionKey(record.id(), record.keyGeneration());
     return KeyDigest.matches(key, record.sessionKeyHash().orElseThrow())

@@ -9,7 +9,9 @@ import dev.paddock.http.JsonBody;
 import dev.paddock.server.gateway.Gateway;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -34,7 +36,9 @@ final class GatewayRoutes {
   }
 
   void register(dev.paddock.http.Router router) {
-    router.add("POST", "/api/v1/sandboxes/{id}/ports/{port}/url", Failures.mapped(this::signUrl));
+    router
+        .add("POST", "/api/v1/sandboxes/{id}/ports/{port}/url", Failures.mapped(this::signUrl))
+        .add("GET", "/api/v1/sandboxes/{id}/ports", Failures.mapped(this::ports));
   }
 
   /**
@@ -51,24 +55,54 @@ final class GatewayRoutes {
   }
 
   /**
-   * {@code {"expires_in": seconds}} optional; answers {@code url}, {@code token}, {@code
-   * expires_at}.
+   * {@code GET /api/v1/sandboxes/{id}/ports}: the ports a process of the sandbox listens on, each
+   * with its gateway URL ({@code url}, path mode) and, when a host domain is set, {@code host_url}.
    */
-  private void signUrl(Call call) throws IOException {
-    Gateway g =
-        gateway.orElseThrow(
-            () -> HttpError.notFound("the sandbox gateway is off (PADDOCK_GATEWAY=off)"));
+  private void ports(Call call) throws IOException {
+    Gateway g = on();
     Caller caller = auth.require(call).caller();
     String id = call.pathParam("id");
-    int port = port(call.pathParam("port"));
-    Duration lifetime = lifetime(call);
+    ownedSandbox(caller, id, "list its ports");
+    List<Map<String, Object>> ports = new ArrayList<>();
+    for (Gateway.ListedPort port : g.listening(baseUrl(call), id)) {
+      Map<String, Object> item = new LinkedHashMap<>();
+      item.put("port", port.port());
+      item.put("address", port.address());
+      item.put("url", port.url());
+      port.hostUrl().ifPresent(u -> item.put("host_url", u));
+      ports.add(item);
+    }
+    call.sendJson(200, Map.of("ports", ports));
+  }
+
+  private Gateway on() {
+    return gateway.orElseThrow(
+        () -> HttpError.notFound("the sandbox gateway is off (PADDOCK_GATEWAY=off)"));
+  }
+
+  /** The sandbox when the caller may see it and owns it (or is an admin); else 404 or 403. */
+  private SandboxInfo ownedSandbox(Caller caller, String id, String what) {
     SandboxInfo info =
         sandboxes
             .get(caller, id)
             .orElseThrow(() -> HttpError.notFound("sandbox " + id + " not found"));
     if (caller.userId().isPresent() && !info.createdByUserId().equals(caller.userId())) {
-      throw new HttpError(403, "only the owner of sandbox " + id + " may sign URLs for its ports");
+      throw new HttpError(403, "only the owner of sandbox " + id + " may " + what);
     }
+    return info;
+  }
+
+  /**
+   * {@code {"expires_in": seconds}} optional; answers {@code url}, {@code token}, {@code
+   * expires_at}.
+   */
+  private void signUrl(Call call) throws IOException {
+    Gateway g = on();
+    Caller caller = auth.require(call).caller();
+    String id = call.pathParam("id");
+    int port = port(call.pathParam("port"));
+    Duration lifetime = lifetime(call);
+    ownedSandbox(caller, id, "sign URLs for its ports");
     Gateway.SignedUrl signed = g.sign(baseUrl(call), id, port, lifetime);
     Map<String, Object> reply = new LinkedHashMap<>();
     reply.put("url", signed.url());

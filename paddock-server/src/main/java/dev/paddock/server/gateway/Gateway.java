@@ -7,6 +7,7 @@ import dev.paddock.api.KeyDigest;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.http.HttpError;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
 import java.io.IOException;
@@ -45,9 +46,10 @@ public final class Gateway implements AutoCloseable {
   private final GatewayMetrics metrics = new GatewayMetrics();
   private final Forwarder forwarder;
   private final UrlTokens tokens;
+  private final PortLists portLists;
   private final Clock clock;
 
-  private Gateway(GatewayConfig config, Targets targets, Clock clock) {
+  private Gateway(GatewayConfig config, Targets targets, SandboxKeys keys, Clock clock) {
     this.config = config;
     this.targets = targets;
     this.pool =
@@ -57,14 +59,17 @@ public final class Gateway implements AutoCloseable {
             (int) config.connectTimeout().toMillis());
     this.forwarder = new Forwarder(pool, config, metrics);
     this.tokens = new UrlTokens(config.tokenSecret());
+    this.portLists = new PortLists(pool, keys);
     this.clock = clock;
   }
 
   /**
-   * A gateway reading sandbox state from {@code store} and agent addresses from {@code backend}.
+   * A gateway reading sandbox state from {@code store} and agent addresses from {@code backend},
+   * asking agents which ports their sandbox listens on with the session keys {@code keys} gives.
    */
-  public static Gateway create(SandboxStore store, SandboxBackend backend, GatewayConfig config) {
-    return new Gateway(config, new Targets(store, backend), Clock.systemUTC());
+  public static Gateway create(
+      SandboxStore store, SandboxBackend backend, SandboxKeys keys, GatewayConfig config) {
+    return new Gateway(config, new Targets(store, backend), keys, Clock.systemUTC());
   }
 
   /** A handler serving gateway requests and passing every other request to {@code api}. */
@@ -206,30 +211,101 @@ public final class Gateway implements AutoCloseable {
               + "/url)");
       return;
     }
+    if (route.port().isPresent() && !listened(exchange, route, record, lookup.agent().get())) {
+      return;
+    }
     forwarder.forward(exchange, plan(exchange, route, lookup.agent().get()));
   }
 
+  /**
+   * Whether a process of the sandbox's own tree listens on the route's port (else answered 403, or
+   * 502 when its agent cannot say): on a shared network another sandbox's or the host's service may
+   * own the same loopback port.
+   */
+  private boolean listened(
+      HttpExchange exchange, Route route, SandboxRecord record, InetSocketAddress agent)
+      throws IOException {
+    int port = route.port().orElseThrow();
+    try {
+      if (portLists.listens(record, agent, port)) {
+        return true;
+      }
+      reply(exchange, route, 403, notListening(port, route.sandboxId()));
+    } catch (IOException e) {
+      metrics.upstreamError(route.template());
+      reply(exchange, route, 502, cannotList(route.sandboxId(), e));
+    }
+    return false;
+  }
+
+  private static String notListening(int port, String sandboxId) {
+    return "port "
+        + port
+        + " is not a port sandbox "
+        + sandboxId
+        + " listens on (see GET /api/v1/sandboxes/"
+        + sandboxId
+        + "/ports)";
+  }
+
+  private static String cannotList(String sandboxId, IOException e) {
+    return "cannot list the ports sandbox " + sandboxId + " listens on: " + e.getMessage();
+  }
+
   private void refuse(HttpExchange exchange, Route route, SandboxStatus status) throws IOException {
-    String id = route.sandboxId();
-    switch (status) {
+    HttpError refusal = refusal(route.sandboxId(), status);
+    if (refusal.status() == 503) {
+      exchange.getResponseHeaders().set("Retry-After", "1");
+    }
+    reply(exchange, route, refusal.status(), refusal.getMessage());
+  }
+
+  /** Why a sandbox in {@code status} gets no traffic, as the gateway answers it. */
+  private static HttpError refusal(String id, SandboxStatus status) {
+    return switch (status) {
       case PAUSED ->
-          reply(
-              exchange,
-              route,
+          new HttpError(
               409,
               "sandbox " + id + " is paused; resume it (POST /api/v1/sandboxes/" + id + "/resume)");
-      case STARTING -> {
-        exchange.getResponseHeaders().set("Retry-After", "1");
-        reply(exchange, route, 503, "sandbox " + id + " is starting; retry shortly");
-      }
+      case STARTING -> new HttpError(503, "sandbox " + id + " is starting; retry shortly");
       case ERROR ->
-          reply(
-              exchange,
-              route,
-              502,
-              "sandbox " + id + " is in error; see GET /api/v1/sandboxes/" + id);
-      default -> reply(exchange, route, 404, "sandbox " + id + " not found");
+          new HttpError(502, "sandbox " + id + " is in error; see GET /api/v1/sandboxes/" + id);
+      default -> new HttpError(404, "sandbox " + id + " not found");
+    };
+  }
+
+  /** A port a sandbox listens on, with its gateway URLs. */
+  public record ListedPort(int port, String address, String url, Optional<String> hostUrl) {}
+
+  /**
+   * The ports a process of the sandbox's own tree listens on (its agent's answer, asked now), with
+   * their URLs through this gateway at {@code baseUrl}. The caller checked that its user may see
+   * the sandbox.
+   *
+   * @throws HttpError 404 missing, 409 paused, 503 starting, 502 in error or when its agent cannot
+   *     say
+   */
+  public List<ListedPort> listening(String baseUrl, String sandboxId) {
+    Targets.Lookup lookup = targets.lookup(sandboxId);
+    if (lookup.agent().isEmpty()) {
+      throw refusal(sandboxId, lookup.status());
     }
+    List<PortLists.Port> ports;
+    try {
+      ports = portLists.list(lookup.record().orElseThrow(), lookup.agent().get());
+    } catch (IOException e) {
+      throw new HttpError(502, cannotList(sandboxId, e));
+    }
+    String base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+    return ports.stream()
+        .map(
+            p ->
+                new ListedPort(
+                    p.port(),
+                    p.address(),
+                    portUrl(base, sandboxId, p.port()),
+                    config.domain().map(d -> hostUrl(base, sandboxId, p.port()))))
+        .toList();
   }
 
   private void reply(HttpExchange exchange, Route route, int status, String detail)

@@ -44,6 +44,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -63,6 +64,11 @@ class GatewayTest {
   private HttpServer front;
   private Gateway gateway;
   private final AtomicInteger inspections = new AtomicInteger();
+
+  /** The ports the fake agent says its sandbox listens on. */
+  private final java.util.Set<Integer> listed = ConcurrentHashMap.newKeySet();
+
+  private final AtomicInteger portListings = new AtomicInteger();
   private final Map<String, String> seenHeaders = new ConcurrentHashMap<>();
   private final CountDownLatch secondLine = new CountDownLatch(1);
   private final HttpClient http = HttpClient.newHttpClient();
@@ -74,7 +80,13 @@ class GatewayTest {
     agent = HttpServers.create(HttpServerConfig.builder(loopback()).build());
     agent.createContext("/", agentRouter());
     agent.start();
-    gateway = Gateway.create(store, new FakeBackend(), GatewayConfig.builder(SECRET).build());
+    listed.add(agent.getAddress().getPort());
+    gateway =
+        Gateway.create(
+            store,
+            new FakeBackend(),
+            id -> id.equals("sb-1") ? Optional.of(KEY) : Optional.empty(),
+            GatewayConfig.builder(SECRET).build());
     front = HttpServers.create(HttpServerConfig.builder(loopback()).build());
     front.createContext(
         "/",
@@ -103,6 +115,21 @@ class GatewayTest {
 
   private Router agentRouter() {
     Router router = Router.builder().build();
+    router.add(
+        "GET",
+        "/api/ports",
+        call -> {
+          if (!call.header("X-Session-API-Key").equals(Optional.of(KEY))) {
+            call.sendJson(401, Map.of("detail", "missing or invalid X-Session-API-Key"));
+            return;
+          }
+          portListings.incrementAndGet();
+          call.sendJson(
+              200,
+              Map.of(
+                  "ports",
+                  listed.stream().map(p -> Map.of("port", p, "address", "127.0.0.1")).toList()));
+        });
     router.add(
         "GET",
         "/headers",
@@ -391,9 +418,58 @@ class GatewayTest {
     try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
       closed = s.getLocalPort();
     }
+    listed.add(closed); // listed a moment ago, closed since
     HttpResponse<String> response =
         get("/sandboxes/sb-1/port/" + closed + "/", "X-Session-API-Key", KEY);
     assertThat(response.statusCode()).isEqualTo(502);
     assertThat(response.body()).contains("nothing listens on port " + closed);
+  }
+
+  @Test
+  void aPortTheSandboxDoesNotListenOnIsRefusedWithoutTouchingIt() throws Exception {
+    int port;
+    try (java.net.ServerSocket other =
+        new java.net.ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      port = other.getLocalPort(); // someone else's service on the same loopback
+      HttpResponse<String> response =
+          get("/sandboxes/sb-1/port/" + port + "/", "X-Session-API-Key", KEY);
+
+      assertThat(response.statusCode()).isEqualTo(403);
+      assertThat(Json.parseAny(response.body().getBytes(StandardCharsets.UTF_8)))
+          .isEqualTo(
+              Map.of(
+                  "detail",
+                  "port "
+                      + port
+                      + " is not a port sandbox sb-1 listens on (see GET /api/v1/sandboxes/sb-1"
+                      + "/ports)"));
+    }
+  }
+
+  @Test
+  void aListedPortIsKeptBrieflyAndANewOneIsFoundAtOnce() throws Exception {
+    int port = agent.getAddress().getPort();
+    String path = "/sandboxes/sb-1/port/" + port + "/who";
+    assertThat(get(path, "X-Session-API-Key", KEY).statusCode()).isEqualTo(200);
+    assertThat(get(path, "X-Session-API-Key", KEY).statusCode()).isEqualTo(200);
+    assertThat(portListings).as("the second request used the kept list").hasValue(1);
+
+    listed.clear(); // the server went away: a fresh list no longer has it
+    Awaitility.await("the kept list expired")
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> get(path, "X-Session-API-Key", KEY).statusCode() == 403);
+    listed.add(port); // and it came back: found on the very next request, no waiting
+    assertThat(get(path, "X-Session-API-Key", KEY).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void anAgentThatCannotListItsPortsIsA502() throws Exception {
+    insert("sb-2", SandboxStatus.RUNNING); // the key source knows no key for sb-2
+    int port = agent.getAddress().getPort();
+    Gateway.SignedUrl signed = gateway.sign("http://x", "sb-2", port, Duration.ofMinutes(5));
+    HttpResponse<String> response =
+        get("/sandboxes/sb-2/port/" + port + "/who?paddock_token=" + signed.token());
+    assertThat(response.statusCode()).isEqualTo(502);
+    assertThat(response.body()).contains("cannot list the ports sandbox sb-2 listens on");
   }
 }
