@@ -656,8 +656,8 @@ public abstract class SandboxServiceContract {
         .hasMessageContaining("allowed: [" + runnableSpec().id());
     assertThatThrownBy(
             () -> service.start(ALICE, StartRequest.builder().image("evil/miner").build()))
-        .isInstanceOf(IllegalArgumentException.class)
-        .isNotInstanceOf(InvalidRequestException.class)
+        .isInstanceOfSatisfying(
+            InvalidRequestException.class, e -> assertThat(e.malformed()).as("a 400").isTrue())
         .hasMessageContaining("registry.example/*");
     assertThatThrownBy(
             () ->

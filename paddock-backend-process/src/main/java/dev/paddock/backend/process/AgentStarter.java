@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -68,7 +69,7 @@ final class AgentStarter {
       freezer = freezers.create(request.sandboxId(), process.pid(), startTime);
       CgroupLimits.Applied applied =
           limits.apply(request.sandboxId(), process.pid(), request.spec().resources());
-      marker = spawned(request.sandboxId(), process.pid(), startTime, freezer, applied);
+      marker = spawned(request.sandboxId(), process.pid(), startTime, freezer, applied, workspace);
     } catch (RuntimeException e) {
       process.destroyForcibly();
       RuntimeStartException failure = StartDiagnosis.unexpected("preparing the agent's freezer", e);
@@ -76,7 +77,7 @@ final class AgentStarter {
       throw failure;
     }
     try {
-      return launch(process, marker, freezer, layout, secrets, deadline, workspace);
+      return launch(process, marker, freezer, layout, secrets, deadline);
     } catch (RuntimeException e) {
       RuntimeStartException failure =
           e instanceof RuntimeStartException start
@@ -93,8 +94,7 @@ final class AgentStarter {
       Freezer freezer,
       SandboxLayout layout,
       String secrets,
-      long deadline,
-      Path workspace) {
+      long deadline) {
     // Written first: a control plane that dies from here on leaves a marker naming every cgroup,
     // so the next one's list() tears the half-made sandbox down.
     writeMarker(marker, layout);
@@ -106,7 +106,7 @@ final class AgentStarter {
     int port = awaitReady(process, output, deadline);
     Marker ready = marker.withPort(port);
     writeMarker(ready, layout);
-    return new StartedAgent(process, output, ready, workspace);
+    return new StartedAgent(process, output, ready);
   }
 
   /**
@@ -114,7 +114,12 @@ final class AgentStarter {
    * cgroups carrying its limits.
    */
   private static Marker spawned(
-      String sandboxId, long pid, long startTime, Freezer freezer, CgroupLimits.Applied limits) {
+      String sandboxId,
+      long pid,
+      long startTime,
+      Freezer freezer,
+      CgroupLimits.Applied limits,
+      Path workspace) {
     return new Marker(
         sandboxId,
         pid,
@@ -124,7 +129,8 @@ final class AgentStarter {
         freezer.cgroup(),
         Instant.now(),
         limits.cgroups(),
-        limits.unenforced());
+        limits.unenforced(),
+        Optional.of(workspace.toString()));
   }
 
   /**

@@ -31,6 +31,8 @@ import java.util.Optional;
  * @param limitCgroups the sandbox's cgroups that carry its limits (removed with it)
  * @param unenforced the requested limits this host could not enforce ({@link
  *     RuntimeHandle#UNENFORCED})
+ * @param workingDir where the agent's commands start ({@link RuntimeHandle#WORKING_DIR}); empty in
+ *     markers written before it was kept
  */
 record Marker(
     String sandboxId,
@@ -41,7 +43,8 @@ record Marker(
     Optional<Path> cgroup,
     Instant createdAt,
     List<Path> limitCgroups,
-    List<String> unenforced) {
+    List<String> unenforced,
+    Optional<String> workingDir) {
 
   static final String PID = "pid";
   static final String START_TIME = "start_time";
@@ -58,7 +61,16 @@ record Marker(
 
   Marker withPort(int newPort) {
     return new Marker(
-        sandboxId, pid, startTime, newPort, freezer, cgroup, createdAt, limitCgroups, unenforced);
+        sandboxId,
+        pid,
+        startTime,
+        newPort,
+        freezer,
+        cgroup,
+        createdAt,
+        limitCgroups,
+        unenforced,
+        workingDir);
   }
 
   RuntimeHandle toHandle(String backend) {
@@ -79,6 +91,7 @@ record Marker(
     if (!unenforced.isEmpty()) {
       map.put(RuntimeHandle.UNENFORCED, String.join(",", unenforced));
     }
+    workingDir.ifPresent(dir -> map.put(RuntimeHandle.WORKING_DIR, dir));
     return map;
   }
 
@@ -105,7 +118,8 @@ record Marker(
               .map(Instant::parse)
               .orElse(Instant.EPOCH),
           words(attributes.get(LIMIT_CGROUPS)).stream().map(Path::of).toList(),
-          words(attributes.get(RuntimeHandle.UNENFORCED)));
+          words(attributes.get(RuntimeHandle.UNENFORCED)),
+          Optional.ofNullable(attributes.get(RuntimeHandle.WORKING_DIR)).map(Object::toString));
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
           "not a process-backend handle of " + sandboxId + ": " + attributes, e);

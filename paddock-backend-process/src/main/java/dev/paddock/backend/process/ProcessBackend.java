@@ -87,10 +87,7 @@ final class ProcessBackend implements SandboxBackend {
   public RuntimeHandle start(RuntimeRequest request) {
     StartedAgent agent = starter.start(request);
     spawned.put(request.sandboxId(), agent);
-    return agent
-        .marker()
-        .toHandle(NAME)
-        .withAttribute(RuntimeHandle.WORKING_DIR, agent.workspace().toString());
+    return agent.marker().toHandle(NAME);
   }
 
   /** MISSING, not an exception, for a handle that names no agent of this backend (SPI rule). */

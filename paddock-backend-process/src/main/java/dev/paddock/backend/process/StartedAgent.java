@@ -1,9 +1,7 @@
 package dev.paddock.backend.process;
 
-import java.nio.file.Path;
-
 /**
  * An agent this backend instance spawned: its {@link Process} (so an exit code can be reported) and
  * its output drain. Agents adopted after a restart have neither.
  */
-record StartedAgent(Process process, AgentOutput output, Marker marker, Path workspace) {}
+record StartedAgent(Process process, AgentOutput output, Marker marker) {}

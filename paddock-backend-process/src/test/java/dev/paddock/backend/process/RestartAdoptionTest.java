@@ -59,7 +59,8 @@ class RestartAdoptionTest {
             Optional.empty(),
             Instant.now(),
             java.util.List.of(),
-            java.util.List.of());
+            java.util.List.of(),
+            Optional.empty());
     stale.write(dir.resolve("paddock.json"));
 
     assertThat(backend.list()).isEmpty();
