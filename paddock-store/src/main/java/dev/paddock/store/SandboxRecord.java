@@ -88,129 +88,100 @@ public record SandboxRecord(
   }
 
   public SandboxRecord withStatus(SandboxStatus newStatus, Optional<String> detail) {
-    return new SandboxRecord(
-        id,
-        ownerUserId,
-        specId,
-        newStatus,
-        sessionKeyHash,
-        runtime,
-        detail,
-        createdAt,
-        updatedAt,
-        version,
-        settings,
-        timeoutAt,
-        lastActivityAt,
-        keyGeneration);
+    Copy copy = new Copy(this);
+    copy.status = newStatus;
+    copy.statusDetail = detail;
+    return copy.build();
   }
 
   public SandboxRecord withSessionKeyHash(Optional<String> hash) {
-    return new SandboxRecord(
-        id,
-        ownerUserId,
-        specId,
-        status,
-        hash,
-        runtime,
-        statusDetail,
-        createdAt,
-        updatedAt,
-        version,
-        settings,
-        timeoutAt,
-        lastActivityAt,
-        keyGeneration);
+    Copy copy = new Copy(this);
+    copy.sessionKeyHash = hash;
+    return copy.build();
   }
 
   public SandboxRecord withRuntime(Optional<RuntimeHandle> handle) {
-    return new SandboxRecord(
-        id,
-        ownerUserId,
-        specId,
-        status,
-        sessionKeyHash,
-        handle,
-        statusDetail,
-        createdAt,
-        updatedAt,
-        version,
-        settings,
-        timeoutAt,
-        lastActivityAt,
-        keyGeneration);
+    Copy copy = new Copy(this);
+    copy.runtime = handle;
+    return copy.build();
   }
 
   public SandboxRecord withSettings(SandboxSettings newSettings) {
-    return new SandboxRecord(
-        id,
-        ownerUserId,
-        specId,
-        status,
-        sessionKeyHash,
-        runtime,
-        statusDetail,
-        createdAt,
-        updatedAt,
-        version,
-        newSettings,
-        timeoutAt,
-        lastActivityAt,
-        keyGeneration);
+    Copy copy = new Copy(this);
+    copy.settings = newSettings;
+    return copy.build();
   }
 
   public SandboxRecord withTimeoutAt(Optional<Instant> at) {
-    return new SandboxRecord(
-        id,
-        ownerUserId,
-        specId,
-        status,
-        sessionKeyHash,
-        runtime,
-        statusDetail,
-        createdAt,
-        updatedAt,
-        version,
-        settings,
-        at,
-        lastActivityAt,
-        keyGeneration);
+    Copy copy = new Copy(this);
+    copy.timeoutAt = at;
+    return copy.build();
   }
 
   public SandboxRecord withLastActivityAt(Optional<Instant> at) {
-    return new SandboxRecord(
-        id,
-        ownerUserId,
-        specId,
-        status,
-        sessionKeyHash,
-        runtime,
-        statusDetail,
-        createdAt,
-        updatedAt,
-        version,
-        settings,
-        timeoutAt,
-        at,
-        keyGeneration);
+    Copy copy = new Copy(this);
+    copy.lastActivityAt = at;
+    return copy.build();
   }
 
   /** The same record with its key generation set and its key hash replaced. */
   public SandboxRecord withKey(long generation, Optional<String> hash) {
-    return new SandboxRecord(
-        id,
-        ownerUserId,
-        specId,
-        status,
-        hash,
-        runtime,
-        statusDetail,
-        createdAt,
-        updatedAt,
-        version,
-        settings,
-        timeoutAt,
-        lastActivityAt,
-        generation);
+    Copy copy = new Copy(this);
+    copy.keyGeneration = generation;
+    copy.sessionKeyHash = hash;
+    return copy.build();
+  }
+
+  /** A record's components, copied to change a few: what every {@code with} method starts from. */
+  private static final class Copy {
+    private final String id;
+    private final Optional<String> ownerUserId;
+    private final String specId;
+    private SandboxStatus status;
+    private Optional<String> sessionKeyHash;
+    private Optional<RuntimeHandle> runtime;
+    private Optional<String> statusDetail;
+    private final Instant createdAt;
+    private final Instant updatedAt;
+    private final long version;
+    private SandboxSettings settings;
+    private Optional<Instant> timeoutAt;
+    private Optional<Instant> lastActivityAt;
+    private long keyGeneration;
+
+    Copy(SandboxRecord r) {
+      id = r.id;
+      ownerUserId = r.ownerUserId;
+      specId = r.specId;
+      status = r.status;
+      sessionKeyHash = r.sessionKeyHash;
+      runtime = r.runtime;
+      statusDetail = r.statusDetail;
+      createdAt = r.createdAt;
+      updatedAt = r.updatedAt;
+      version = r.version;
+      settings = r.settings;
+      timeoutAt = r.timeoutAt;
+      lastActivityAt = r.lastActivityAt;
+      keyGeneration = r.keyGeneration;
+    }
+
+    SandboxRecord build() {
+      return new SandboxRecord(
+          id,
+          ownerUserId,
+          specId,
+          status,
+          sessionKeyHash,
+          runtime,
+          statusDetail,
+          createdAt,
+          updatedAt,
+          version,
+          settings,
+          timeoutAt,
+          lastActivityAt,
+          keyGeneration);
+    }
   }
 }
