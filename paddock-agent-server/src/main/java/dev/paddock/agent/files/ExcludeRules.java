@@ -72,65 +72,6 @@ final class ExcludeRules {
     if (body.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new Rule(Pattern.compile(globToRegex(body)), directoriesOnly, anchored));
-  }
-
-  static String globToRegex(String glob) {
-    StringBuilder regex = new StringBuilder(glob.length() * 2);
-    int i = 0;
-    while (i < glob.length()) {
-      char c = glob.charAt(i);
-      if (c == '*' && glob.startsWith("**/", i)) {
-        regex.append("(?:.*/)?");
-        i += 3;
-      } else if (c == '*' && glob.startsWith("**", i)) {
-        regex.append(".*");
-        i += 2;
-      } else if (c == '*') {
-        regex.append("[^/]*");
-        i++;
-      } else if (c == '?') {
-        regex.append("[^/]");
-        i++;
-      } else if (c == '[' && classEnd(glob, i) > 0) {
-        i = appendClass(glob, i, classEnd(glob, i), regex);
-      } else if (c == '\\' && i + 1 < glob.length()) {
-        regex.append(Pattern.quote(String.valueOf(glob.charAt(i + 1))));
-        i += 2;
-      } else {
-        regex.append(Pattern.quote(String.valueOf(c)));
-        i++;
-      }
-    }
-    return regex.toString();
-  }
-
-  /**
-   * The index of the {@code ]} closing the class opened at {@code open}, or -1 when there is none
-   * (the {@code [} is then literal). A {@code ]} first in the class is a member, as in fnmatch.
-   */
-  private static int classEnd(String glob, int open) {
-    int first = open + 1;
-    if (first < glob.length() && (glob.charAt(first) == '!' || glob.charAt(first) == '^')) {
-      first++;
-    }
-    return first < glob.length() ? glob.indexOf(']', first + 1) : -1;
-  }
-
-  /** Appends the class {@code glob[open..close]}; returns the index after it. */
-  private static int appendClass(String glob, int open, int close, StringBuilder regex) {
-    int i = open + 1;
-    regex.append('[');
-    if (glob.charAt(i) == '!' || glob.charAt(i) == '^') {
-      regex.append('^');
-      i++;
-    }
-    for (int j = i; j < close; j++) {
-      char c = glob.charAt(j);
-      regex.append(c == '-' || Character.isLetterOrDigit(c) ? String.valueOf(c) : "\\" + c);
-    }
-    // Like '*' and '?', a class never matches the name separator.
-    regex.append("&&[^/]]");
-    return close + 1;
+    return Optional.of(new Rule(Globs.compile(body, false), directoriesOnly, anchored));
   }
 }

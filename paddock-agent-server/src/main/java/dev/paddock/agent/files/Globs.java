@@ -1,4 +1,4 @@
-package dev.paddock.agent.search;
+package dev.paddock.agent.files;
 
 import java.util.regex.Pattern;
 
@@ -7,16 +7,17 @@ import java.util.regex.Pattern;
  * {@code ?} stay within one name, {@code **} spans names ({@code a/**}{@code /b} also matches
  * {@code a/b}, a leading {@code **}{@code /} also matches at the top), {@code [...]} is a class
  * ({@code [!...]} negated), {@code \} escapes, and (for search patterns, not .gitignore) {@code
- * {a,b}} alternatives.
+ * {a,b}} alternatives. One translation for search patterns, .gitignore files and archive excludes.
  */
-final class Globs {
+public final class Globs {
   private Globs() {}
 
-  static Pattern compile(String glob, boolean braces) {
+  /** {@code glob} compiled; {@code braces}: whether {@code {a,b}} means alternatives. */
+  public static Pattern compile(String glob, boolean braces) {
     return Pattern.compile(toRegex(glob, braces));
   }
 
-  static String toRegex(String glob, boolean braces) {
+  private static String toRegex(String glob, boolean braces) {
     StringBuilder regex = new StringBuilder(glob.length() * 2);
     int depth = 0;
     int i = 0;
@@ -83,15 +84,5 @@ final class Globs {
     }
     regex.append("&&[^/]]");
     return close + 1;
-  }
-
-  /** Whether {@code glob} has any wildcard (else it names one path). */
-  static boolean isLiteral(String segment) {
-    for (int i = 0; i < segment.length(); i++) {
-      if ("*?[{\\".indexOf(segment.charAt(i)) >= 0) {
-        return false;
-      }
-    }
-    return true;
   }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.agent.search;
 
+import dev.paddock.agent.files.Globs;
 import java.io.IOException;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;

@@ -1,6 +1,7 @@
 package dev.paddock.agent.search;
 
 import dev.paddock.agent.core.AgentConfig;
+import dev.paddock.agent.files.Globs;
 import dev.paddock.agent.files.SafeFs;
 import dev.paddock.agent.user.CommandUser;
 import dev.paddock.http.Call;
