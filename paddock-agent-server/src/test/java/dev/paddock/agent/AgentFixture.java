@@ -47,6 +47,22 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
     this(b -> {});
   }
 
+  /**
+   * The race tests' set-up: the workspace is the only file root, and as root the agent runs
+   * commands as nobody (the Docker backend's production set-up), so only confinement keeps a
+   * request out of what lies beside the workspace.
+   */
+  public static AgentFixture confinedToWorkspace() {
+    boolean root = "root".equals(System.getProperty("user.name"));
+    return new AgentFixture(
+        b -> {
+          b.fileRoots(List.of(b.build().workspace()));
+          if (root) {
+            b.runAs(new dev.paddock.agent.user.RunAs(65534, 65534));
+          }
+        });
+  }
+
   /** A fixture whose configuration {@code customizer} adjusts (timeouts, caps, retention...). */
   public AgentFixture(Consumer<AgentConfig.Builder> customizer) {
     this.customizer = customizer;

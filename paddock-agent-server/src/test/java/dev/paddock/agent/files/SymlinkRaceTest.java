@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.agent.AgentFixture;
 import dev.paddock.agent.SwappedDirectory;
-import dev.paddock.agent.user.RunAs;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -28,17 +27,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class SymlinkRaceTest {
   private static final int ATTEMPTS = 10_000;
   private static final int CLIENTS = 4;
-  private static final boolean ROOT = "root".equals(System.getProperty("user.name"));
 
-  @RegisterExtension
-  final AgentFixture agent =
-      new AgentFixture(
-          b -> {
-            b.fileRoots(List.of(b.build().workspace()));
-            if (ROOT) {
-              b.runAs(new RunAs(65534, 65534));
-            }
-          });
+  @RegisterExtension final AgentFixture agent = AgentFixture.confinedToWorkspace();
 
   private final List<String> namesSeen = new java.util.concurrent.CopyOnWriteArrayList<>();
 

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.agent.AgentFixture;
 import dev.paddock.agent.SwappedDirectory;
-import dev.paddock.agent.user.RunAs;
 import dev.paddock.http.Json;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,17 +17,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class SearchRaceTest {
   private static final int ATTEMPTS = 10_000;
-  private static final boolean ROOT = "root".equals(System.getProperty("user.name"));
 
-  @RegisterExtension
-  final AgentFixture agent =
-      new AgentFixture(
-          b -> {
-            b.fileRoots(List.of(b.build().workspace()));
-            if (ROOT) {
-              b.runAs(new RunAs(65534, 65534));
-            }
-          });
+  @RegisterExtension final AgentFixture agent = AgentFixture.confinedToWorkspace();
 
   @Test
   void noSearchShowsAFileOutsideTheRootThroughASwappedDirectory() throws Exception {
