@@ -10,7 +10,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,15 +45,27 @@ final class Lifetimes {
 
   /** One pass; returns the ids it paused or deleted. */
   List<String> enforce() {
-    List<String> ended = new ArrayList<>();
+    // Every sandbox is judged before any is ended: a slow pause or archive of one must not age
+    // the activity reading of the next.
+    Map<SandboxRecord, String> due = new LinkedHashMap<>();
     EnumSet<SandboxStatus> live = EnumSet.of(SandboxStatus.RUNNING, SandboxStatus.PAUSED);
     for (SandboxRecord record : store.withStatus(live)) {
       try {
-        reason(record).ifPresent(reason -> end(record, reason, ended));
+        reason(record).ifPresent(reason -> due.put(record, reason));
       } catch (RuntimeException e) {
-        LOG.warn("sandbox {}: ending its lifetime failed; the next pass retries", record.id(), e);
+        LOG.warn("sandbox {}: reading its lifetime failed; the next pass retries", record.id(), e);
       }
     }
+    List<String> ended = new ArrayList<>();
+    due.forEach(
+        (record, reason) -> {
+          try {
+            end(record, reason, ended);
+          } catch (RuntimeException e) {
+            LOG.warn(
+                "sandbox {}: ending its lifetime failed; the next pass retries", record.id(), e);
+          }
+        });
     return ended;
   }
 
