@@ -2,6 +2,7 @@ package dev.paddock.backend.process;
 
 import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.SandboxException;
+import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeFailure.Kind;
@@ -36,6 +37,14 @@ import java.util.concurrent.ConcurrentMap;
  */
 final class ProcessBackend implements SandboxBackend {
   static final String NAME = "process";
+
+  /** A spec whose image brings its own agent-server: only image-based backends can run one. */
+  static final Kind FOREIGN_AGENT =
+      Kind.of(
+          "process.foreign-agent-server",
+          "This sandbox's spec brings its own agent-server in an image; the process backend runs"
+              + " only Paddock's agent. Use an image-based backend such as Docker.");
+
   private static final System.Logger LOG = System.getLogger("paddock.backend.process");
 
   private final ProcessSettings settings;
@@ -85,6 +94,11 @@ final class ProcessBackend implements SandboxBackend {
 
   @Override
   public RuntimeHandle start(RuntimeRequest request) {
+    if (request.spec().agentServer() == SandboxSpec.AgentServer.IMAGE) {
+      throw RuntimeStartException.of(
+          FOREIGN_AGENT,
+          "spec " + request.spec().id() + " says agent_server: image; this backend has no image");
+    }
     StartedAgent agent = starter.start(request);
     spawned.put(request.sandboxId(), agent);
     return agent.marker().toHandle(NAME);

@@ -33,6 +33,25 @@ class StartFailureTest {
   }
 
   @Test
+  void specWhoseImageBringsItsOwnAgentServerIsRefusedWithoutStartingAnything() {
+    SandboxBackend backend = fixture.backend(Map.of());
+    String id = fixture.newId();
+    SandboxSpec imageAgent =
+        SandboxSpec.builder("openhands").agentServer(SandboxSpec.AgentServer.IMAGE).build();
+
+    RuntimeStartException failure =
+        catchThrowableOfType(
+            RuntimeStartException.class, () -> backend.start(fixture.request(id, imageAgent)));
+
+    assertThat(failure.failure().kind()).isEqualTo(ProcessBackend.FOREIGN_AGENT);
+    assertThat(failure.failure().safeMessage()).contains("Docker");
+    assertThat(failure.failure().rawDetail()).contains("openhands").contains("agent_server: image");
+    assertThat(fixture.sandboxDir(id)).doesNotExist();
+    assertThat(ProcFs.system().labelled(id)).isEmpty();
+    assertThat(backend.list()).isEmpty();
+  }
+
+  @Test
   void missingAgentBinaryIsBinaryMissing() {
     RuntimeStartException failure =
         startFails(
