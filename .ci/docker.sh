@@ -15,7 +15,8 @@ fi
 
 if ! docker info >/dev/null 2>&1; then
   echo "CI: starting dockerd (log: /tmp/paddock-ci-dockerd.log)"
-  nohup dockerd >/tmp/paddock-ci-dockerd.log 2>&1 &
+  source .ci/daemon.sh
+  ci_daemon nohup dockerd >/tmp/paddock-ci-dockerd.log 2>&1 &
   for _ in $(seq 1 60); do
     docker info >/dev/null 2>&1 && break
     sleep 1

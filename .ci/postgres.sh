@@ -17,7 +17,8 @@ if [ -z "$(pg_lsclusters -h)" ]; then
 fi
 read -r pg_version pg_cluster pg_port pg_status _ < <(pg_lsclusters -h | head -n 1)
 if [[ $pg_status != online* ]]; then
-  pg_ctlcluster "$pg_version" "$pg_cluster" start
+  source .ci/daemon.sh
+  ci_daemon pg_ctlcluster "$pg_version" "$pg_cluster" start
 fi
 for _ in $(seq 1 30); do
   pg_isready -q -h 127.0.0.1 -p "$pg_port" && break
