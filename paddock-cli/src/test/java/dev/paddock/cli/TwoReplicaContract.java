@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
  * same runtimes), {@link #agentPid} and {@link #assertNothingLeaked()}; {@code
  * ProcessTwoReplicaTest} is the process backend's. The replicas share the master secret (so both
  * derive the same session and admin keys) and the database (users, API-key hashes, sandboxes,
- * heartbeats, leases); nothing else. Reconcile runs every second and replica leases last 2 s, so
+ * heartbeats, leases); nothing else. Reconcile runs every second and replica leases last 3 s, so
  * take-overs happen within seconds.
  */
 abstract class TwoReplicaContract {
@@ -113,7 +113,7 @@ abstract class TwoReplicaContract {
     env.put("PADDOCK_MASTER_SECRET", MASTER_SECRET);
     env.put("PADDOCK_ADMIN_KEY", ServerProcess.ADMIN_KEY);
     env.put("PADDOCK_REPLICA_ID", "cp-" + name);
-    env.put("PADDOCK_REPLICA_LEASE_SECONDS", "2");
+    env.put("PADDOCK_REPLICA_LEASE_SECONDS", "3");
     env.put("PADDOCK_RECONCILE_SECONDS", "1");
     ServerProcess.Launched launched = ServerProcess.launch(dataDir, env);
     replicas.put(name, launched.process());

@@ -210,11 +210,13 @@ final class SandboxStarter {
               .change(
                   id,
                   r ->
-                      context
-                          .claims()
-                          .ended(r)
-                          .withRuntime(Optional.of(handle))
-                          .withStatus(SandboxStatus.RUNNING, none()));
+                      takenOver(r)
+                          ? r
+                          : context
+                              .claims()
+                              .ended(r)
+                              .withRuntime(Optional.of(handle))
+                              .withStatus(SandboxStatus.RUNNING, none()));
     } catch (RuntimeException e) {
       context.errors().destroyQuietly(handle, Optional.of(e));
       context.errors().recordStartFailure(id, unknown(e), e);
@@ -227,7 +229,20 @@ final class SandboxStarter {
       context.errors().destroyQuietly(handle, Optional.empty());
       return false;
     }
+    if (takenOver(stored.get())) {
+      // Another replica thought this one dead (its heartbeat lapsed) and undid the start: the
+      // record no longer names this runtime, so it goes too.
+      LOG.warn("sandbox {}: its start was taken over by another replica; destroying it", id);
+      context.errors().destroyQuietly(handle, Optional.empty());
+      return false;
+    }
     return true;
+  }
+
+  /** Whether another replica took this start over (its operation mark is no longer ours). */
+  private boolean takenOver(SandboxRecord record) {
+    return record.operation().filter(o -> !context.claims().isMine(o)).isPresent()
+        || record.status() != SandboxStatus.STARTING && record.status() != SandboxStatus.RUNNING;
   }
 
   static RuntimeFailure unknown(RuntimeException e) {
