@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
@@ -36,8 +35,8 @@ class ProcessTwoReplicaTest extends TwoReplicaContract {
     cgroupsBefore = sandboxCgroups();
   }
 
-  @AfterEach
-  void removeSharedDirectory() throws IOException {
+  @Override
+  protected void removeBackendFiles() throws IOException {
     try (var paths = Files.walk(sandboxes)) {
       for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);

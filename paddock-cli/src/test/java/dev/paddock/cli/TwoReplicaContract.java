@@ -63,6 +63,9 @@ abstract class TwoReplicaContract {
   /** Fails when a runtime (process, cgroup, directory, pod...) of this test is left. */
   protected abstract void assertNothingLeaked() throws Exception;
 
+  /** Removes what {@link #backendSettings()} made, once the replicas are gone and checked. */
+  protected void removeBackendFiles() throws IOException {}
+
   @BeforeEach
   void createDatabase() {
     database = TestDatabase.postgres();
@@ -90,7 +93,11 @@ abstract class TwoReplicaContract {
       }
       database.close();
     }
-    assertNothingLeaked();
+    try {
+      assertNothingLeaked();
+    } finally {
+      removeBackendFiles();
+    }
     for (Path dir : dataDirs) {
       try (var paths = Files.walk(dir)) {
         for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
