@@ -193,9 +193,10 @@ final class ServerCommand implements Callable<Integer> {
   }
 
   /**
-   * Reconciles every {@code PADDOCK_RECONCILE_SECONDS} (default 10): adopts runtimes that became
-   * ready after a crash cut their start short, fails starts abandoned past the start timeout,
-   * notices vanished runtimes, reaps orphans.
+   * Every {@code PADDOCK_RECONCILE_SECONDS} (default 10), on the replica holding the background
+   * lease only: reconciles (adopts runtimes that became ready after a crash cut their start short,
+   * fails starts abandoned past the start timeout, notices vanished runtimes, reaps orphans, takes
+   * over what dead replicas left unfinished), then enforces lifetimes.
    */
   private static ScheduledExecutorService reconcileLoop(
       ControlPlaneSandboxService service, Duration every) {
@@ -209,14 +210,9 @@ final class ServerCommand implements Callable<Integer> {
     loop.scheduleWithFixedDelay(
         () -> {
           try {
-            service.reconcile();
+            service.runBackgroundWork();
           } catch (RuntimeException e) {
-            LOG.warn("reconcile failed (next pass retries)", e);
-          }
-          try {
-            service.enforceLifetimes();
-          } catch (RuntimeException e) {
-            LOG.warn("lifetime pass failed (next pass retries)", e);
+            LOG.warn("background pass failed (next pass retries)", e);
           }
         },
         every.toMillis(),
@@ -280,6 +276,8 @@ final class ServerCommand implements Callable<Integer> {
         .find(ControlPlaneSettings.MAX_SANDBOXES_PER_USER)
         .ifPresent(config::maxSandboxesPerUser);
     config.startTimeout(settings.get(ControlPlaneSettings.START_TIMEOUT));
+    settings.find(ControlPlaneSettings.REPLICA_ID).ifPresent(config::replicaId);
+    config.replicaLease(settings.get(ControlPlaneSettings.REPLICA_LEASE));
     config.pauseOldest(settings.get(ControlPlaneSettings.PAUSE_OLDEST));
     config.archives(ArchiveSettings.fromSettings(settings));
     config.limits(SandboxLimits.fromSettings(settings));

@@ -164,6 +164,7 @@ class CrashRecoveryTest {
     builder.environment().put("process.ready-timeout", "10s");
     builder.environment().put("PADDOCK_RECONCILE_SECONDS", "1");
     builder.environment().put("PADDOCK_START_TIMEOUT_SECONDS", "10");
+    builder.environment().put("PADDOCK_REPLICA_LEASE_SECONDS", "2");
     // A typo is no reason to refuse to start, but the real command says what was meant.
     builder.environment().put("PADDOCK_PAUSE_OLDST", "false");
     server = builder.start();

@@ -82,6 +82,26 @@ final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
 
   /** As {@link #start()}, with {@code settings} added to the server's environment. */
   String start(Map<String, String> settings) throws IOException {
+    Map<String, String> env = new java.util.HashMap<>();
+    env.put("PADDOCK_ADMIN_KEY", ADMIN_KEY);
+    env.put("agent.command", ProcessBackendProvider.classPathAgentCommand());
+    env.put("process.stop-grace", "3s");
+    env.put("PADDOCK_RECONCILE_SECONDS", "1");
+    env.putAll(settings);
+    Launched launched = launch(dataDir, env);
+    server = launched.process();
+    url = launched.url();
+    return url;
+  }
+
+  /** A started {@code paddock server} process and the URL it listens on. */
+  record Launched(Process process, String url) {}
+
+  /**
+   * Starts {@code paddock server} on port 0 and {@code dataDir} as its own process with {@code env}
+   * added to its environment, and returns once it listens (its output is drained from then on).
+   */
+  static Launched launch(Path dataDir, Map<String, String> env) throws IOException {
     List<String> argv =
         List.of(
             java(),
@@ -95,15 +115,10 @@ final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
             "--data-dir",
             dataDir.toString());
     ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
-    Map<String, String> env = builder.environment();
-    env.put("PADDOCK_ADMIN_KEY", ADMIN_KEY);
-    env.put("agent.command", ProcessBackendProvider.classPathAgentCommand());
-    env.put("process.stop-grace", "3s");
-    env.put("PADDOCK_RECONCILE_SECONDS", "1");
-    env.putAll(settings);
-    server = builder.start();
+    builder.environment().putAll(env);
+    Process process = builder.start();
     BufferedReader lines =
-        new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     String line;
     while ((line = lines.readLine()) != null) {
       Matcher m = LISTENING.matcher(line);
@@ -111,8 +126,7 @@ final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
         Thread drain = new Thread(() -> lines.lines().forEach(l -> {}));
         drain.setDaemon(true);
         drain.start();
-        url = m.group(1);
-        return url;
+        return new Launched(process, m.group(1));
       }
     }
     throw new IllegalStateException("paddock server ended before it listened");

@@ -29,6 +29,12 @@ import java.util.Optional;
  * @param archiveStore where archives go and are read back from; required when archiving is on
  * @param limits what a create may ask for, and default lifetimes (default: {@link
  *     SandboxLimits#NONE})
+ * @param replicaId this control plane's name among the replicas sharing its store (default: {@code
+ *     cp-} and 16 random hex digits, new for every service); written into the heartbeat, the
+ *     background lease and the operations it has under way
+ * @param replicaLease how long this replica's heartbeat and background lease last without renewal
+ *     (default 15 s; renewed every third of it): a replica killed mid-operation is taken over this
+ *     long after its last heartbeat
  */
 public record ControlPlaneConfig(
     int maxSandboxes,
@@ -41,7 +47,9 @@ public record ControlPlaneConfig(
     SandboxEvents events,
     ArchiveSettings archives,
     Optional<ArchiveStore> archiveStore,
-    SandboxLimits limits) {
+    SandboxLimits limits,
+    String replicaId,
+    Duration replicaLease) {
   /** The fewest bytes a master secret may have. */
   public static final int MIN_SECRET_BYTES = 32;
 
@@ -61,6 +69,11 @@ public record ControlPlaneConfig(
     Objects.requireNonNull(archives, "archives");
     Objects.requireNonNull(archiveStore, "archiveStore");
     Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(replicaId, "replicaId");
+    if (replicaId.isBlank()) {
+      throw new IllegalArgumentException("the replica id must not be blank");
+    }
+    requirePositive(replicaLease, "replicaLease");
     if (archives.enabled() && archiveStore.isEmpty()) {
       throw new IllegalArgumentException("archiving is enabled but no archive store is set");
     }
@@ -79,7 +92,9 @@ public record ControlPlaneConfig(
         events,
         archives,
         archiveStore,
-        limits);
+        limits,
+        replicaId,
+        replicaLease);
   }
 
   /** A builder with the defaults above and the given master secret. */
@@ -113,6 +128,10 @@ public record ControlPlaneConfig(
         + archives
         + ", limits="
         + limits
+        + ", replicaId="
+        + replicaId
+        + ", replicaLease="
+        + replicaLease
         + "]";
   }
 
@@ -129,6 +148,8 @@ public record ControlPlaneConfig(
     private ArchiveSettings archives = ArchiveSettings.disabled();
     private Optional<ArchiveStore> archiveStore = Optional.empty();
     private SandboxLimits limits = SandboxLimits.NONE;
+    private String replicaId = newReplicaId();
+    private Duration replicaLease = Duration.ofSeconds(15);
 
     private Builder(String masterSecret) {
       this.masterSecret = Objects.requireNonNull(masterSecret, "masterSecret");
@@ -184,6 +205,22 @@ public record ControlPlaneConfig(
       return this;
     }
 
+    public Builder replicaId(String id) {
+      this.replicaId = id;
+      return this;
+    }
+
+    public Builder replicaLease(Duration lease) {
+      this.replicaLease = lease;
+      return this;
+    }
+
+    private static String newReplicaId() {
+      byte[] bytes = new byte[8];
+      new java.security.SecureRandom().nextBytes(bytes);
+      return "cp-" + java.util.HexFormat.of().formatHex(bytes);
+    }
+
     public ControlPlaneConfig build() {
       return new ControlPlaneConfig(
           maxSandboxes,
@@ -196,7 +233,9 @@ public record ControlPlaneConfig(
           events,
           archives,
           archiveStore,
-          limits);
+          limits,
+          replicaId,
+          replicaLease);
     }
   }
 }

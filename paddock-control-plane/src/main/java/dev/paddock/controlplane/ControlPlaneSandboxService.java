@@ -57,6 +57,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
   private final Optional<WorkspaceArchiver> archiver;
   private final StoredArchives archives;
   private final LifecycleLog log;
+  private final Replica replica;
 
   private ControlPlaneSandboxService(
       SandboxStore store,
@@ -77,13 +78,16 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
     this.archives = new StoredArchives(config.archiveStore(), config.archives().prefix());
     this.lifecycle = new SandboxLifecycle(store, backend, specs, config, agents, permits, archiver);
     this.views = lifecycle.views();
+    this.replica = Replica.join(store, config);
     this.reconciler =
-        new Reconciler(store, backend, config, permits, lifecycle.records(), lifecycle.views());
+        new Reconciler(lifecycle.context(), replica, new Takeover(lifecycle.context()));
     this.lifetimes = new Lifetimes(store, config, lifecycle);
   }
 
   /**
-   * A service over {@code store} and {@code backend}, reconciled once before it is returned.
+   * A service over {@code store} and {@code backend}, reconciled once before it is returned when
+   * this replica gets the background lease (see {@link #runBackgroundWork()}). It joins the
+   * replicas of the store: its heartbeat runs until {@link #close()}.
    *
    * @param specs the specs sandboxes are made from (usually the backend's, see {@link
    *     ConfiguredSpecService}); a spec's {@code initialEnv} becomes the runtime's environment
@@ -99,8 +103,10 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
             Objects.requireNonNull(backend, "backend"),
             Objects.requireNonNull(specs, "specs"),
             Objects.requireNonNull(config, "config"));
-    ReconcileReport report = service.reconcile();
-    LOG.debug("reconciled at start: {}", report);
+    if (service.replica.lead()) {
+      ReconcileReport report = service.reconcile();
+      LOG.debug("reconciled at start: {}", report);
+    }
     return service;
   }
 
@@ -112,6 +118,34 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
    */
   public ReconcileReport reconcile() {
     return reconciler.run();
+  }
+
+  /**
+   * One pass of the background work, on one replica at a time: when this replica holds (or can
+   * take) the store's background lease, {@linkplain #reconcile() reconciles} (which also takes over
+   * operations that dead replicas left unfinished), then {@linkplain #enforceLifetimes() enforces
+   * lifetimes}. The lease is renewed with this replica's heartbeat while it holds it and lapses one
+   * {@link ControlPlaneConfig#replicaLease()} after this replica dies. {@code paddock server} calls
+   * this every {@code PADDOCK_RECONCILE_SECONDS}.
+   *
+   * @return true when this replica did the work, false when another replica holds the lease
+   */
+  public boolean runBackgroundWork() {
+    if (!replica.lead()) {
+      return false;
+    }
+    try {
+      ReconcileReport report = reconcile();
+      LOG.debug("background reconcile: {}", report);
+    } finally {
+      enforceLifetimes();
+    }
+    return true;
+  }
+
+  /** This control plane's replica id (in the store's heartbeats, leases and operations). */
+  public String replicaId() {
+    return replica.id();
   }
 
   /**
@@ -373,7 +407,9 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
 
   /**
    * Waits up to the start timeout for starts and resumes under way to end (their runtimes are then
-   * recorded, not leaked), then closes the agent admin client. Store and backend stay open.
+   * recorded, not leaked), then retires this replica (its heartbeat stops and its background lease
+   * is released, so another replica leads at once) and closes the agent admin client. Store and
+   * backend stay open.
    */
   @Override
   public void close() {
@@ -386,6 +422,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
       Thread.currentThread().interrupt();
     } finally {
       lifecycle.close();
+      replica.close();
       agents.close();
       archiver.ifPresent(WorkspaceArchiver::close);
     }

@@ -36,6 +36,19 @@ public final class ControlPlaneSettings {
           .requiring(d -> !d.isZero(), "a positive duration such as 120 (seconds) or 2m")
           .withDefault(Duration.ofSeconds(120));
 
+  public static final Setting<String> REPLICA_ID =
+      Setting.string(
+              "PADDOCK_REPLICA_ID",
+              "this control plane's name among replicas sharing one database (unique per replica)")
+          .withDefaultText("cp- and 16 random hex digits, new at every start");
+  public static final Setting<Duration> REPLICA_LEASE =
+      Setting.duration(
+              "PADDOCK_REPLICA_LEASE_SECONDS",
+              "how long a replica's heartbeat and background lease last unrenewed: a killed"
+                  + " replica's unfinished operations are taken over this long after it died")
+          .requiring(d -> d.toMillis() >= 300, "at least 300ms, such as 15 (seconds)")
+          .withDefault(Duration.ofSeconds(15));
+
   // What a create may ask for (issue 9): read by the create-with-a-body slice.
 
   public static final Setting<List<String>> ALLOWED_IMAGES =
@@ -76,6 +89,8 @@ public final class ControlPlaneSettings {
           MAX_SANDBOXES_PER_USER,
           PAUSE_OLDEST,
           START_TIMEOUT,
+          REPLICA_ID,
+          REPLICA_LEASE,
           ALLOWED_IMAGES,
           MAX_CPUS,
           MAX_MEMORY,

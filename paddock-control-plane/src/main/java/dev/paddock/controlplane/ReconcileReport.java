@@ -10,10 +10,17 @@ import java.util.List;
  * @param failedStarts sandboxes left STARTING by a start that died with an earlier control plane:
  *     now ERROR, key revoked
  * @param reaped runtimes with no stored sandbox: destroyed
+ * @param takenOver sandboxes whose operation a gone replica left unfinished: finished or undone
+ *     (see docs/CONTROL-PLANE.md, "Several replicas")
  */
 public record ReconcileReport(
-    List<String> adopted, List<String> missing, List<String> failedStarts, List<String> reaped) {
+    List<String> adopted,
+    List<String> missing,
+    List<String> failedStarts,
+    List<String> reaped,
+    List<String> takenOver) {
   public ReconcileReport {
+    takenOver = List.copyOf(takenOver);
     adopted = List.copyOf(adopted);
     missing = List.copyOf(missing);
     failedStarts = List.copyOf(failedStarts);

@@ -5,6 +5,7 @@ import dev.paddock.api.spi.ListedRuntime;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeState;
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.store.SandboxOperation;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
 import java.time.Instant;
@@ -29,6 +30,11 @@ import org.slf4j.LoggerFactory;
  * backend can): a record that agrees with it (same handle, same status) needs no further call. Any
  * disagreement is settled by a fresh inspect under the sandbox's permit, since the listing may
  * predate a change this control plane just made.
+ *
+ * <p>With several replicas on one store, a sandbox with an operation under way ({@link
+ * SandboxRecord#operation()}) in a live replica is left alone: that replica is starting, pausing,
+ * resuming or deleting it right now. One whose replica is gone (heartbeat lapsed), or this
+ * replica's own when nothing here holds its permit, is handed to the {@link Takeover}.
  */
 final class Reconciler {
   private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
@@ -39,20 +45,18 @@ final class Reconciler {
   private final SandboxPermits permits;
   private final SandboxRecords records;
   private final SandboxViews views;
+  private final Replica replica;
+  private final Takeover takeover;
 
-  Reconciler(
-      SandboxStore store,
-      SandboxBackend backend,
-      ControlPlaneConfig config,
-      SandboxPermits permits,
-      SandboxRecords records,
-      SandboxViews views) {
-    this.store = store;
-    this.backend = backend;
-    this.config = config;
-    this.permits = permits;
-    this.records = records;
-    this.views = views;
+  Reconciler(LifecycleContext context, Replica replica, Takeover takeover) {
+    this.store = context.store();
+    this.backend = context.backend();
+    this.config = context.config();
+    this.permits = context.permits();
+    this.records = context.records();
+    this.views = context.views();
+    this.replica = replica;
+    this.takeover = takeover;
   }
 
   ReconcileReport run() {
@@ -68,7 +72,7 @@ final class Reconciler {
           .ifPresent(
               permit -> {
                 try (permit) {
-                  store.find(record.id()).ifPresent(r -> reconcile(r, listed, report));
+                  store.find(record.id()).ifPresent(r -> settle(r, listed, report));
                 } catch (RuntimeException e) {
                   LOG.warn("cannot reconcile sandbox {}; next pass retries", record.id(), e);
                 }
@@ -76,6 +80,22 @@ final class Reconciler {
     }
     unclaimed.values().forEach(listed -> reap(listed.handle(), report));
     return report.build();
+  }
+
+  private void settle(SandboxRecord record, Optional<ListedRuntime> listed, Report report) {
+    if (record.operation().isEmpty()) {
+      reconcile(record, listed, report);
+      return;
+    }
+    SandboxOperation operation = record.operation().get();
+    boolean mine = operation.replicaId().equals(replica.id());
+    // Read now, not at the start of the pass: a replica that joined since may be the one acting.
+    if (!mine && replica.live().contains(operation.replicaId())) {
+      return; // under way in a live replica
+    }
+    if (takeover.takeOver(record, listed.map(ListedRuntime::handle))) {
+      report.takenOver.add(record.id());
+    }
   }
 
   private void reconcile(SandboxRecord record, Optional<ListedRuntime> seen, Report report) {
@@ -179,9 +199,10 @@ final class Reconciler {
     final List<String> missing = new ArrayList<>();
     final List<String> failedStarts = new ArrayList<>();
     final List<String> reaped = new ArrayList<>();
+    final List<String> takenOver = new ArrayList<>();
 
     ReconcileReport build() {
-      return new ReconcileReport(adopted, missing, failedStarts, reaped);
+      return new ReconcileReport(adopted, missing, failedStarts, reaped, takenOver);
     }
   }
 }

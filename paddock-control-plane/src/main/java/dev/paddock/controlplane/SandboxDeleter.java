@@ -5,6 +5,7 @@ import static dev.paddock.controlplane.LifecycleErrors.none;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.store.SandboxOperation;
 import dev.paddock.store.SandboxRecord;
 import java.util.List;
 import java.util.Optional;
@@ -35,13 +36,15 @@ final class SandboxDeleter {
     if (context.records().change(id, SandboxDeleter::revoked).isEmpty()) {
       return;
     }
-    try (SandboxPermits.Permit permit = context.awaitPermit(id, "deleted (its key is revoked)")) {
+    try (SandboxPermits.Permit permit =
+        context.awaitClaim(id, SandboxOperation.Kind.DELETE, "deleted (its key is revoked)")) {
       deleteHeld(permit.sandboxId());
     }
   }
 
   private void deleteArchived(String id) {
-    try (SandboxPermits.Permit permit = context.awaitPermit(id, "deleted")) {
+    try (SandboxPermits.Permit permit =
+        context.awaitClaim(id, SandboxOperation.Kind.DELETE, "deleted")) {
       Optional<SandboxRecord> current = context.store().find(permit.sandboxId());
       if (current.isEmpty()) {
         return;

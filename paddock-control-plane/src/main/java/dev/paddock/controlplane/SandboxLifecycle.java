@@ -52,7 +52,8 @@ final class SandboxLifecycle {
             views,
             keys,
             new InFlight(),
-            new LifecycleErrors(records, backend, config));
+            new LifecycleErrors(records, backend, config),
+            new OperationClaims(store, config));
     this.pauser = new SandboxPauser(context);
     Capacity capacity = new Capacity(store, config, pauser::pauseVictim);
     this.snapshots = new InitialSnapshots(context, archiver);
@@ -69,6 +70,10 @@ final class SandboxLifecycle {
 
   SandboxRecords records() {
     return context.records();
+  }
+
+  LifecycleContext context() {
+    return context;
   }
 
   /** The start or resume of this sandbox under way here, if any. */

@@ -5,6 +5,7 @@ import static dev.paddock.controlplane.LifecycleErrors.none;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.store.SandboxOperation;
 import dev.paddock.store.SandboxRecord;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -26,7 +27,8 @@ final class SandboxPauser {
 
   /** Pauses a sandbox the caller may see. Idempotent: PAUSED stays PAUSED. */
   void pause(String id) {
-    try (SandboxPermits.Permit permit = context.awaitPermit(id, "paused")) {
+    try (SandboxPermits.Permit permit =
+        context.awaitClaim(id, SandboxOperation.Kind.PAUSE, "paused")) {
       Optional<SandboxRecord> current = context.store().find(permit.sandboxId());
       if (current.isEmpty() || current.get().status() == SandboxStatus.PAUSED) {
         return;
@@ -42,8 +44,16 @@ final class SandboxPauser {
       return false;
     }
     try (SandboxPermits.Permit held = permit.get()) {
-      Optional<SandboxRecord> current = context.store().find(held.sandboxId());
-      if (current.isEmpty() || current.get().status() != SandboxStatus.RUNNING) {
+      Optional<SandboxRecord> current =
+          context
+              .store()
+              .find(held.sandboxId())
+              .flatMap(r -> context.claims().tryClaim(r, SandboxOperation.Kind.PAUSE));
+      if (current.isEmpty()) {
+        return false; // gone, or changing in another replica
+      }
+      held.beforeRelease(() -> context.claims().release(candidate.id()));
+      if (current.get().status() != SandboxStatus.RUNNING) {
         return false;
       }
       pauseHeld(current.get());
@@ -72,6 +82,8 @@ final class SandboxPauser {
           Optional.of(id),
           e);
     }
-    context.records().change(id, r -> r.withStatus(SandboxStatus.PAUSED, none()));
+    context
+        .records()
+        .change(id, r -> context.claims().ended(r).withStatus(SandboxStatus.PAUSED, none()));
   }
 }

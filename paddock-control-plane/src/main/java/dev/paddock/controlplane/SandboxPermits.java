@@ -69,6 +69,8 @@ final class SandboxPermits {
     private final String sandboxId;
     private final Entry entry;
     private final AtomicBoolean closed = new AtomicBoolean();
+    // Set by the holder before the permit is shared (a store claim to clear); run by close.
+    private volatile Runnable beforeRelease = () -> {};
 
     private Permit(SandboxPermits owner, String sandboxId, Entry entry) {
       this.owner = owner;
@@ -80,11 +82,21 @@ final class SandboxPermits {
       return sandboxId;
     }
 
+    /** Runs {@code action} when the permit closes, before the next caller gets it. */
+    Permit beforeRelease(Runnable action) {
+      this.beforeRelease = action;
+      return this;
+    }
+
     @Override
     public void close() {
       if (closed.compareAndSet(false, true)) {
-        entry.semaphore.release();
-        owner.release(sandboxId);
+        try {
+          beforeRelease.run();
+        } finally {
+          entry.semaphore.release();
+          owner.release(sandboxId);
+        }
       }
     }
   }

@@ -11,6 +11,7 @@ import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.api.spi.RuntimeState;
+import dev.paddock.store.SandboxOperation;
 import dev.paddock.store.SandboxRecord;
 import java.time.Instant;
 import java.util.List;
@@ -39,7 +40,8 @@ final class SandboxResumer {
 
   /** Resumes a sandbox the caller may see; RUNNING is returned as it is, without a key. */
   SandboxInfo resume(String id) {
-    try (SandboxPermits.Permit permit = context.awaitPermit(id, "resumed")) {
+    try (SandboxPermits.Permit permit =
+        context.awaitClaim(id, SandboxOperation.Kind.RESUME, "resumed")) {
       SandboxRecord record =
           context.store().find(permit.sandboxId()).orElseThrow(() -> LifecycleErrors.notFound(id));
       boolean died = runtimeDied(record);
@@ -101,7 +103,7 @@ final class SandboxResumer {
             .change(
                 id,
                 r ->
-                    resumedLifetime(r)
+                    resumedLifetime(context.claims().ended(r))
                         .withRuntime(Optional.of(handle))
                         .withKey(generation, Optional.of(keyHash))
                         .withStatus(SandboxStatus.RUNNING, none()))

@@ -14,6 +14,7 @@ import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.store.ConflictException;
+import dev.paddock.store.SandboxOperation;
 import dev.paddock.store.SandboxRecord;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -75,7 +76,10 @@ final class SandboxStarter {
               id,
               () ->
                   insert(
-                      newRecord(id, caller, plan, now).withKey(generation, Optional.of(keyHash))));
+                      newRecord(id, caller, plan, now)
+                          .withKey(generation, Optional.of(keyHash))
+                          .withOperation(
+                              Optional.of(context.claims().mine(SandboxOperation.Kind.START)))));
       CompletableFuture<Void> started = done;
       Thread.ofVirtual()
           .name("paddock-start-" + id)
@@ -191,6 +195,7 @@ final class SandboxStarter {
         snapshots.begin(id, handle);
       }
     } finally {
+      context.claims().release(id); // after a failure; a recorded start cleared it already
       context.inFlight().end(id, done);
     }
   }
@@ -205,7 +210,13 @@ final class SandboxStarter {
               .change(
                   id,
                   r ->
-                      r.withRuntime(Optional.of(handle)).withStatus(SandboxStatus.RUNNING, none()));
+                      takenOver(r)
+                          ? r
+                          : context
+                              .claims()
+                              .ended(r)
+                              .withRuntime(Optional.of(handle))
+                              .withStatus(SandboxStatus.RUNNING, none()));
     } catch (RuntimeException e) {
       context.errors().destroyQuietly(handle, Optional.of(e));
       context.errors().recordStartFailure(id, unknown(e), e);
@@ -218,7 +229,20 @@ final class SandboxStarter {
       context.errors().destroyQuietly(handle, Optional.empty());
       return false;
     }
+    if (takenOver(stored.get())) {
+      // Another replica thought this one dead (its heartbeat lapsed) and undid the start: the
+      // record no longer names this runtime, so it goes too.
+      LOG.warn("sandbox {}: its start was taken over by another replica; destroying it", id);
+      context.errors().destroyQuietly(handle, Optional.empty());
+      return false;
+    }
     return true;
+  }
+
+  /** Whether another replica took this start over (its operation mark is no longer ours). */
+  private boolean takenOver(SandboxRecord record) {
+    return record.operation().filter(o -> !context.claims().isMine(o)).isPresent()
+        || record.status() != SandboxStatus.STARTING && record.status() != SandboxStatus.RUNNING;
   }
 
   static RuntimeFailure unknown(RuntimeException e) {

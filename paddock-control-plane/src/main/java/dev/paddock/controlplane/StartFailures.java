@@ -10,6 +10,9 @@ import java.util.Optional;
 final class StartFailures {
   static final String INTERRUPTED =
       "The sandbox's start was interrupted by a control-plane restart. Delete it and start again.";
+  static final String ABANDONED =
+      "The sandbox's start was cut short: the control-plane replica starting it stopped. Delete it"
+          + " and start again.";
   static final String GONE = "The sandbox's runtime is gone. Delete it and start a new one.";
   static final String DELETE_FAILED =
       "Deleting the sandbox failed; its session key stays revoked. Delete it again.";

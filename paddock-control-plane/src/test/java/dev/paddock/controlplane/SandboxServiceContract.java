@@ -23,6 +23,7 @@ import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.store.SandboxOperation;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
 import java.io.IOException;
@@ -881,6 +882,103 @@ public abstract class SandboxServiceContract {
     assertThat(statusOf(ALICE, busy.id())).isEqualTo(SandboxStatus.RUNNING);
     assertThat(service.get(ALICE, busy.id()).orElseThrow().lastActivityAt().orElseThrow())
         .isAfter(busy.createdAt());
+  }
+
+  // Several replicas on one store
+
+  @Test
+  void deleteLeftByAGoneReplicaIsFinishedByReconcile() {
+    Started sandbox = startRunning(ALICE);
+    markOperation(sandbox.id(), SandboxOperation.Kind.DELETE, "cp-gone");
+
+    ReconcileReport report = service.reconcile();
+
+    assertThat(report.takenOver()).containsExactly(sandbox.id());
+    assertThat(store.find(sandbox.id())).isEmpty();
+    assertThat(backend.list()).extracting(RuntimeHandle::sandboxId).doesNotContain(sandbox.id());
+    assertThat(service.getBySessionKey(sandbox.key())).isEmpty();
+  }
+
+  @Test
+  void pauseLeftByAGoneReplicaIsFinishedByReconcile() {
+    Started sandbox = startRunning(ALICE);
+    markOperation(sandbox.id(), SandboxOperation.Kind.PAUSE, "cp-gone");
+
+    assertThat(service.reconcile().takenOver()).containsExactly(sandbox.id());
+
+    assertThat(statusOf(ALICE, sandbox.id())).isEqualTo(SandboxStatus.PAUSED);
+    assertThat(service.getBySessionKey(sandbox.key())).isEmpty();
+    assertThat(store.find(sandbox.id()).orElseThrow().operation()).isEmpty();
+    SandboxInfo resumed = service.resume(ALICE, sandbox.id()).orElseThrow();
+    assertThat(resumed.status()).isEqualTo(SandboxStatus.RUNNING);
+  }
+
+  @Test
+  void startLeftByAGoneReplicaIsUndoneAndItsRuntimeDestroyed() {
+    String digest = KeyDigest.sha256Hex("left-key");
+    backend.start(
+        new RuntimeRequest("left-starting", runnableSpec(), Map.of(), List.of(digest), digest));
+    Instant now = clock.instant();
+    store.insert(
+        new SandboxRecord(
+                "left-starting",
+                ALICE.userId(),
+                runnableSpec().id(),
+                SandboxStatus.STARTING,
+                Optional.of(digest),
+                Optional.empty(),
+                Optional.empty(),
+                now,
+                now,
+                0)
+            .withOperation(
+                Optional.of(new SandboxOperation(SandboxOperation.Kind.START, "cp-gone"))));
+
+    assertThat(service.reconcile().takenOver()).containsExactly("left-starting");
+
+    SandboxInfo failed = service.get(ALICE, "left-starting").orElseThrow();
+    assertThat(failed.status()).isEqualTo(SandboxStatus.ERROR);
+    assertThat(failed.statusDetail())
+        .contains(StartFailures.detail(StartFailures.ABANDONED, "left-starting"));
+    assertThat(backend.list()).extracting(RuntimeHandle::sandboxId).doesNotContain("left-starting");
+    assertThat(store.find("left-starting").orElseThrow().sessionKeyHash()).isEmpty();
+  }
+
+  @Test
+  void operationOfALiveReplicaIsLeftAloneByReconcile() {
+    Started sandbox = startRunning(ALICE);
+    store.heartbeat("cp-busy", Duration.ofMinutes(1));
+    try {
+      markOperation(sandbox.id(), SandboxOperation.Kind.DELETE, "cp-busy");
+
+      ReconcileReport report = service.reconcile();
+
+      assertThat(report.takenOver()).isEmpty();
+      assertThat(store.find(sandbox.id()).orElseThrow().operation())
+          .contains(new SandboxOperation(SandboxOperation.Kind.DELETE, "cp-busy"));
+      assertThat(statusOf(ALICE, sandbox.id())).isEqualTo(SandboxStatus.RUNNING);
+    } finally {
+      markOperation(sandbox.id(), Optional.empty());
+      store.retireReplica("cp-busy");
+    }
+  }
+
+  @Test
+  void backgroundWorkRunsOnTheLeaseHolderOnly() {
+    ControlPlaneSandboxService first = service;
+    ControlPlaneSandboxService second = service(config());
+
+    assertThat(first.runBackgroundWork()).isTrue();
+    assertThat(second.runBackgroundWork()).as("the first holds the lease").isFalse();
+    assertThat(first.runBackgroundWork()).as("the holder renews it").isTrue();
+  }
+
+  private void markOperation(String id, SandboxOperation.Kind kind, String replica) {
+    markOperation(id, Optional.of(new SandboxOperation(kind, replica)));
+  }
+
+  private void markOperation(String id, Optional<SandboxOperation> operation) {
+    store.update(store.find(id).orElseThrow().withOperation(operation));
   }
 
   // Restart recovery

@@ -6,6 +6,7 @@ import dev.paddock.http.HttpError;
 import dev.paddock.http.JsonBody;
 import dev.paddock.http.Router;
 import dev.paddock.store.ApiKeyRecord;
+import dev.paddock.store.ConflictException;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.UserRecord;
 import java.io.IOException;
@@ -158,7 +159,8 @@ final class UserRoutes {
             if (store.findApiKeyByHash(KeyDigest.sha256Hex(key)).isEmpty()) {
               UserRecord admin =
                   store.users().stream().filter(UserRecord::admin).findFirst().orElseThrow();
-              store.insertApiKey(
+              insertOnce(
+                  store,
                   new ApiKeyRecord(
                       Keys.newId(),
                       admin.id(),
@@ -170,8 +172,13 @@ final class UserRoutes {
           });
       return Optional.empty();
     }
-    UserRecord admin =
-        store.insertUser(new UserRecord(Keys.newId(), "admin", true, clock.instant()));
+    UserRecord admin;
+    try {
+      admin = store.insertUser(new UserRecord(Keys.newId(), "admin", true, clock.instant()));
+    } catch (ConflictException e) {
+      // Another replica on the same database bootstrapped first: only the preset key remains.
+      return bootstrapAdmin(store, presetKey, clock);
+    }
     String key = presetKey.orElseGet(Keys::newApiKey);
     store.insertApiKey(
         new ApiKeyRecord(
@@ -182,5 +189,14 @@ final class UserRoutes {
             clock.instant(),
             Optional.empty()));
     return presetKey.isPresent() ? Optional.empty() : Optional.of(key);
+  }
+
+  /** Inserts a key unless another replica inserted the same one meanwhile. */
+  private static void insertOnce(SandboxStore store, ApiKeyRecord key) {
+    try {
+      store.insertApiKey(key);
+    } catch (ConflictException e) {
+      // Same hash inserted by a replica starting at the same time: the key works either way.
+    }
   }
 }

@@ -7,10 +7,12 @@ import dev.paddock.api.PageRequest;
 import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxStatus;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /** {@link SandboxStore} over JDBC: one table class per concern, sharing one {@link Database}. */
 final class JdbcSandboxStore implements SandboxStore {
@@ -18,12 +20,14 @@ final class JdbcSandboxStore implements SandboxStore {
   private final SandboxTable sandboxes;
   private final UserTable users;
   private final WebhookTable webhooks;
+  private final ReplicaTable replicas;
 
   JdbcSandboxStore(Database database, Clock clock) {
     this.database = database;
     this.sandboxes = new SandboxTable(database, clock);
     this.users = new UserTable(database);
     this.webhooks = new WebhookTable(database, clock);
+    this.replicas = new ReplicaTable(database, clock);
   }
 
   @Override
@@ -138,6 +142,39 @@ final class JdbcSandboxStore implements SandboxStore {
   @Override
   public Optional<String> conversation(String conversationId) {
     return webhooks.conversation(requireNonNull(conversationId, "conversationId"));
+  }
+
+  @Override
+  public void heartbeat(String replicaId, Duration ttl) {
+    replicas.heartbeat(requireNonNull(replicaId, "replicaId"), positive(ttl));
+  }
+
+  @Override
+  public Set<String> liveReplicas() {
+    return Set.copyOf(replicas.live());
+  }
+
+  @Override
+  public void retireReplica(String replicaId) {
+    replicas.retire(requireNonNull(replicaId, "replicaId"));
+  }
+
+  @Override
+  public boolean tryLease(String name, String holder, Duration ttl) {
+    return replicas.tryLease(
+        requireNonNull(name, "name"), requireNonNull(holder, "holder"), positive(ttl));
+  }
+
+  @Override
+  public void releaseLease(String name, String holder) {
+    replicas.releaseLease(requireNonNull(name, "name"), requireNonNull(holder, "holder"));
+  }
+
+  private static Duration positive(Duration ttl) {
+    if (ttl.isNegative() || ttl.isZero()) {
+      throw new IllegalArgumentException("a lease or heartbeat lasts a positive time, not " + ttl);
+    }
+    return ttl;
   }
 
   @Override

@@ -27,6 +27,7 @@ import java.util.Optional;
  * @param lastActivityAt when it was last seen active; empty: not yet observed
  * @param keyGeneration the generation its current session key is derived for; pause, resume and
  *     delete advance it
+ * @param operation the change under way and the replica doing it; empty when none
  */
 public record SandboxRecord(
     String id,
@@ -42,7 +43,8 @@ public record SandboxRecord(
     SandboxSettings settings,
     Optional<Instant> timeoutAt,
     Optional<Instant> lastActivityAt,
-    long keyGeneration) {
+    long keyGeneration,
+    Optional<SandboxOperation> operation) {
   public SandboxRecord {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(ownerUserId, "ownerUserId");
@@ -56,6 +58,41 @@ public record SandboxRecord(
     Objects.requireNonNull(settings, "settings");
     Objects.requireNonNull(timeoutAt, "timeoutAt");
     Objects.requireNonNull(lastActivityAt, "lastActivityAt");
+    Objects.requireNonNull(operation, "operation");
+  }
+
+  /** A record with no operation under way. */
+  public SandboxRecord(
+      String id,
+      Optional<String> ownerUserId,
+      String specId,
+      SandboxStatus status,
+      Optional<String> sessionKeyHash,
+      Optional<RuntimeHandle> runtime,
+      Optional<String> statusDetail,
+      Instant createdAt,
+      Instant updatedAt,
+      long version,
+      SandboxSettings settings,
+      Optional<Instant> timeoutAt,
+      Optional<Instant> lastActivityAt,
+      long keyGeneration) {
+    this(
+        id,
+        ownerUserId,
+        specId,
+        status,
+        sessionKeyHash,
+        runtime,
+        statusDetail,
+        createdAt,
+        updatedAt,
+        version,
+        settings,
+        timeoutAt,
+        lastActivityAt,
+        keyGeneration,
+        Optional.empty());
   }
 
   /** A record with no settings, no lifetime and key generation 0. */
@@ -84,7 +121,8 @@ public record SandboxRecord(
         SandboxSettings.NONE,
         Optional.empty(),
         Optional.empty(),
-        0);
+        0,
+        Optional.empty());
   }
 
   public SandboxRecord withStatus(SandboxStatus newStatus, Optional<String> detail) {
@@ -132,6 +170,13 @@ public record SandboxRecord(
     return copy.build();
   }
 
+  /** The same record with {@code newOperation} under way (empty: none). */
+  public SandboxRecord withOperation(Optional<SandboxOperation> newOperation) {
+    Copy copy = new Copy(this);
+    copy.operation = newOperation;
+    return copy.build();
+  }
+
   /** A record's components, copied to change a few: what every {@code with} method starts from. */
   private static final class Copy {
     private final String id;
@@ -148,6 +193,7 @@ public record SandboxRecord(
     private Optional<Instant> timeoutAt;
     private Optional<Instant> lastActivityAt;
     private long keyGeneration;
+    private Optional<SandboxOperation> operation;
 
     Copy(SandboxRecord r) {
       id = r.id;
@@ -164,6 +210,7 @@ public record SandboxRecord(
       timeoutAt = r.timeoutAt;
       lastActivityAt = r.lastActivityAt;
       keyGeneration = r.keyGeneration;
+      operation = r.operation;
     }
 
     SandboxRecord build() {
@@ -181,7 +228,8 @@ public record SandboxRecord(
           settings,
           timeoutAt,
           lastActivityAt,
-          keyGeneration);
+          keyGeneration,
+          operation);
     }
   }
 }

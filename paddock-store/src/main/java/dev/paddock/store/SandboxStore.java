@@ -4,10 +4,12 @@ import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
 import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxStatus;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Everything the control plane must not lose when it restarts: sandboxes (with their runtime
@@ -109,6 +111,30 @@ public interface SandboxStore extends AutoCloseable {
   void upsertConversation(String conversationId, String sandboxId, String json, WebhookQuota quota);
 
   Optional<String> conversation(String conversationId);
+
+  // Replicas and leases (several control planes on one database)
+
+  /**
+   * Records that control-plane replica {@code replicaId} is alive for {@code ttl} from now (the
+   * store's clock): inserts its row or renews it. Call well within {@code ttl}, again and again.
+   */
+  void heartbeat(String replicaId, Duration ttl);
+
+  /** The replicas whose last heartbeat has not expired yet. */
+  Set<String> liveReplicas();
+
+  /** Removes a replica's heartbeat and releases every lease it holds (a clean shutdown). */
+  void retireReplica(String replicaId);
+
+  /**
+   * Takes the lease {@code name} for {@code holder} until {@code ttl} from now, or renews it when
+   * {@code holder} has it already; true when {@code holder} holds it now. At most one holder at a
+   * time, across every control plane using this store.
+   */
+  boolean tryLease(String name, String holder, Duration ttl);
+
+  /** Gives the lease up if {@code holder} holds it; otherwise does nothing. */
+  void releaseLease(String name, String holder);
 
   /** Closes connections (and the pool). */
   @Override

@@ -325,7 +325,8 @@ final class SandboxTable {
         SettingsColumns.settings(row),
         SettingsColumns.instant(row, "timeout_at"),
         SettingsColumns.instant(row, "last_activity_at"),
-        row.getLong("key_generation"));
+        row.getLong("key_generation"),
+        SettingsColumns.operation(row));
   }
 
   private static SandboxRecord withVersion(SandboxRecord record, Instant updatedAt, long version) {
@@ -343,6 +344,7 @@ final class SandboxTable {
         record.settings(),
         record.timeoutAt().map(Times::truncate),
         record.lastActivityAt().map(Times::truncate),
-        record.keyGeneration());
+        record.keyGeneration(),
+        record.operation());
   }
 }

@@ -21,13 +21,14 @@ import java.util.TreeMap;
 
 /**
  * The columns of {@link SandboxSettings} and the lifetime in the {@code sandboxes} table (V2):
- * labels and resources as JSON objects, durations and times as milliseconds, actions by wire name.
+ * labels and resources as JSON objects, durations and times as milliseconds, actions by wire name;
+ * and the operation under way with its replica (V4).
  */
 final class SettingsColumns {
   static final String NAMES =
       "image, labels, resources, working_dir, timeout_ms, idle_timeout_ms, on_timeout, on_idle,"
-          + " timeout_at, last_activity_at, key_generation";
-  static final int COUNT = 11;
+          + " timeout_at, last_activity_at, key_generation, operation, operation_replica";
+  static final int COUNT = 13;
 
   private SettingsColumns() {}
 
@@ -46,6 +47,17 @@ final class SettingsColumns {
     setLong(statement, first + 8, record.timeoutAt().map(Instant::toEpochMilli));
     setLong(statement, first + 9, record.lastActivityAt().map(Instant::toEpochMilli));
     statement.setLong(first + 10, record.keyGeneration());
+    setText(statement, first + 11, record.operation().map(o -> o.kind().name()));
+    setText(statement, first + 12, record.operation().map(SandboxOperation::replicaId));
+  }
+
+  static Optional<SandboxOperation> operation(ResultSet row) throws SQLException {
+    String kind = row.getString("operation");
+    String replica = row.getString("operation_replica");
+    if (kind == null || replica == null) {
+      return Optional.empty();
+    }
+    return Optional.of(new SandboxOperation(SandboxOperation.Kind.valueOf(kind), replica));
   }
 
   static SandboxSettings settings(ResultSet row) throws SQLException {

@@ -27,11 +27,13 @@ import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -710,6 +712,101 @@ public abstract class SandboxStoreContract {
     return store.page(Optional.empty(), filter, PageRequest.first(100)).items().stream()
         .map(SandboxRecord::id)
         .toList();
+  }
+
+  // Replicas and leases
+
+  @Test
+  void operationUnderWayRoundTripsAndClears() {
+    SandboxOperation deleting = new SandboxOperation(SandboxOperation.Kind.DELETE, "cp-a");
+    SandboxRecord inserted =
+        store.insert(sandbox("sb-op", "alice", T0).withOperation(Optional.of(deleting)));
+
+    assertThat(store.find("sb-op").orElseThrow().operation()).contains(deleting);
+    store.update(inserted.withOperation(Optional.empty()));
+    assertThat(store.find("sb-op").orElseThrow().operation()).isEmpty();
+  }
+
+  @Test
+  void leaseHasOneHolderUntilReleased() {
+    assertThat(store.tryLease("background", "cp-a", Duration.ofMinutes(1))).isTrue();
+    assertThat(store.tryLease("background", "cp-b", Duration.ofMinutes(1))).isFalse();
+    assertThat(store.tryLease("background", "cp-a", Duration.ofMinutes(1)))
+        .as("the holder renews")
+        .isTrue();
+    assertThat(store.tryLease("other", "cp-b", Duration.ofMinutes(1)))
+        .as("leases are independent")
+        .isTrue();
+
+    store.releaseLease("background", "cp-b"); // not the holder: nothing happens
+    assertThat(store.tryLease("background", "cp-b", Duration.ofMinutes(1))).isFalse();
+    store.releaseLease("background", "cp-a");
+    assertThat(store.tryLease("background", "cp-b", Duration.ofMinutes(1))).isTrue();
+  }
+
+  @Test
+  void expiredLeasePassesToTheNextReplica() {
+    assertThat(store.tryLease("background", "cp-a", Duration.ofMillis(200))).isTrue();
+
+    Awaitility.await("the lease expires and cp-b takes it")
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> store.tryLease("background", "cp-b", Duration.ofMinutes(1)));
+    assertThat(store.tryLease("background", "cp-a", Duration.ofMinutes(1))).isFalse();
+  }
+
+  @Test
+  void replicasRacingForALeaseThroughTheirOwnPoolsGetOneHolder() throws Exception {
+    int replicas = 8;
+    List<SandboxStore> stores = new ArrayList<>();
+    try {
+      for (int i = 0; i < replicas; i++) {
+        stores.add(open(database));
+      }
+      CountDownLatch go = new CountDownLatch(1);
+      List<CompletableFuture<Boolean>> attempts = new ArrayList<>();
+      for (int i = 0; i < replicas; i++) {
+        SandboxStore replica = stores.get(i);
+        String holder = "cp-" + i;
+        attempts.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  awaitQuietly(go);
+                  return replica.tryLease("background", holder, Duration.ofMinutes(1));
+                }));
+      }
+      go.countDown();
+      assertThat(attempts.stream().map(CompletableFuture::join).filter(won -> won)).hasSize(1);
+    } finally {
+      stores.forEach(SandboxStore::close);
+    }
+  }
+
+  @Test
+  void heartbeatKeepsAReplicaLiveUntilItExpiresOrRetires() {
+    store.heartbeat("cp-a", Duration.ofMinutes(1));
+    store.heartbeat("cp-b", Duration.ofMillis(200));
+    store.tryLease("background", "cp-a", Duration.ofMinutes(1));
+
+    assertThat(store.liveReplicas()).contains("cp-a");
+    Awaitility.await("cp-b's heartbeat lapses")
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !store.liveReplicas().contains("cp-b"));
+    store.heartbeat("cp-b", Duration.ofMinutes(1));
+    assertThat(store.liveReplicas()).as("a renewed heartbeat").contains("cp-a", "cp-b");
+
+    store.retireReplica("cp-a");
+    assertThat(store.liveReplicas()).containsExactly("cp-b");
+    assertThat(store.tryLease("background", "cp-b", Duration.ofMinutes(1)))
+        .as("retiring released cp-a's lease")
+        .isTrue();
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   // Helpers

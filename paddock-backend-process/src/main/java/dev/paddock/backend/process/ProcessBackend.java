@@ -123,9 +123,7 @@ final class ProcessBackend implements SandboxBackend {
     if (marker.port() == 0 && !spawned.containsKey(marker.sandboxId())) {
       // Its start was cut short with an earlier control plane before the agent said where it
       // listens: after the ready deadline it will never be usable.
-      boolean late =
-          marker.createdAt().plus(settings.readyTimeout()).isBefore(java.time.Instant.now());
-      return late
+      return pastReady(marker)
           ? new RuntimeState(
               SandboxStatus.ERROR,
               List.of(),
@@ -250,14 +248,17 @@ final class ProcessBackend implements SandboxBackend {
         String id = sandbox.getFileName().toString();
         Optional<Marker> marker = Marker.read(sandbox.resolve("paddock.json"), id);
         if (marker.isEmpty()) {
+          removeIfNeverMarked(sandbox);
           continue;
         }
         Marker known = withKnownPort(marker.get());
         if (procFs.isAlive(known.pid(), known.startTime())) {
           handles.add(known.toHandle(NAME));
-        } else if (known.port() == 0 && !spawned.containsKey(id)) {
+        } else if (known.port() == 0 && !spawned.containsKey(id) && pastReady(known)) {
           // A start cut short (the control plane died before the agent served, or the agent
-          // refused to serve): nothing ever ran in it, so its directory and cgroup go now.
+          // refused to serve): nothing ever ran in it, so its directory and cgroup go now. Not
+          // before its ready deadline: another replica on this host may be starting it right now
+          // (its own start fails and cleans up at that deadline).
           destroy(known.toHandle(NAME));
         }
       }
@@ -265,6 +266,26 @@ final class ProcessBackend implements SandboxBackend {
       throw new UncheckedIOException("cannot list " + dir, e);
     }
     return handles;
+  }
+
+  /**
+   * A directory with no marker at all, older than the ready timeout: its start was cut short
+   * between making the directory and writing the marker (the control plane was killed), so no agent
+   * ever ran in it that it could name. The agent itself, if spawned, ended when its parent's pipe
+   * closed before it got its secrets.
+   */
+  private void removeIfNeverMarked(Path sandbox) throws IOException {
+    Path marker = sandbox.resolve("paddock.json");
+    java.time.Instant made = Files.getLastModifiedTime(sandbox).toInstant();
+    if (Files.notExists(marker)
+        && made.plus(settings.readyTimeout()).isBefore(java.time.Instant.now())) {
+      SandboxLayout.of(settings.sandboxesDir(), sandbox.getFileName().toString()).delete();
+    }
+  }
+
+  /** Whether the agent's ready deadline passed: a start that has not served by now never will. */
+  private boolean pastReady(Marker marker) {
+    return marker.createdAt().plus(settings.readyTimeout()).isBefore(java.time.Instant.now());
   }
 
   private Marker live(RuntimeHandle handle, String operation) {

@@ -44,6 +44,9 @@ import java.util.OptionalLong;
  * @param specTimeout the spec's default lifetime ({@code process.spec.timeout}; default: the
  *     operator's {@code PADDOCK_DEFAULT_TIMEOUT})
  * @param specIdleTimeout the spec's default idle timeout ({@code process.spec.idle-timeout})
+ * @param sandboxesRoot where sandbox directories live ({@code process.sandboxes-dir}); empty:
+ *     {@code <dataDir>/sandboxes}. Control-plane replicas on one host that serve the same sandboxes
+ *     set it to the same directory (each keeps its own data dir).
  */
 record ProcessSettings(
     Path home,
@@ -61,7 +64,8 @@ record ProcessSettings(
     Map<String, String> specEnv,
     Resources specResources,
     Optional<Duration> specTimeout,
-    Optional<Duration> specIdleTimeout) {
+    Optional<Duration> specIdleTimeout,
+    Optional<Path> sandboxesRoot) {
 
   static final String DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -121,6 +125,12 @@ record ProcessSettings(
           1,
           Integer.MAX_VALUE);
 
+  static final Setting<Path> SANDBOXES_DIR =
+      Setting.path(
+          "process.sandboxes-dir",
+          "where sandbox directories live (default <data dir>/sandboxes); replicas on one host"
+              + " serving the same sandboxes share it");
+
   /** Every setting this backend reads. */
   static final List<Setting<?>> DECLARED =
       List.of(
@@ -139,7 +149,8 @@ record ProcessSettings(
           SPEC_IDLE_TIMEOUT,
           MEMORY,
           CPUS,
-          PIDS);
+          PIDS,
+          SANDBOXES_DIR);
 
   ProcessSettings {
     agentCommand = List.copyOf(agentCommand);
@@ -175,11 +186,12 @@ record ProcessSettings(
             s.find(PIDS).map(OptionalInt::of).orElse(OptionalInt.empty()),
             OptionalLong.empty()),
         s.find(SPEC_TIMEOUT).filter(d -> !d.isZero()),
-        s.find(SPEC_IDLE_TIMEOUT).filter(d -> !d.isZero()));
+        s.find(SPEC_IDLE_TIMEOUT).filter(d -> !d.isZero()),
+        s.find(SANDBOXES_DIR));
   }
 
-  /** {@code <dataDir>/sandboxes}: one directory per sandbox. */
+  /** {@code process.sandboxes-dir}, else {@code <dataDir>/sandboxes}: one directory per sandbox. */
   Path sandboxesDir() {
-    return dataDir.resolve("sandboxes");
+    return sandboxesRoot.orElseGet(() -> dataDir.resolve("sandboxes"));
   }
 }
