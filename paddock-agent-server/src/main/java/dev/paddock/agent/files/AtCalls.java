@@ -53,6 +53,14 @@ interface AtCalls {
                   .getDeclaredConstructor()
                   .newInstance());
     } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+      // Creation still works, by name as before (see Creator); say why it is not race-free.
+      System.getLogger("paddock.agent")
+          .log(
+              System.Logger.Level.WARNING,
+              "mkdirat/symlinkat unavailable ("
+                  + e
+                  + "): directories and links are created by name",
+              e);
       return Optional.empty();
     }
   }
