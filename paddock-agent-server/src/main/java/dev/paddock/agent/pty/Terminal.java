@@ -28,19 +28,6 @@ final class Terminal {
   /** How long the pump waits for output before checking whether the leader has exited. */
   private static final int EXIT_CHECK_MILLIS = 50;
 
-  /**
-   * Output that follows the previous chunk within this time is part of a burst (a {@code cat}, a
-   * build log), and is gathered into larger chunks; output after a pause (a keystroke's echo) is
-   * passed on at once.
-   */
-  private static final long BURST_NANOS = 2_000_000;
-
-  /** How long the pump may hold the first bytes of a chunk in a burst, gathering more. */
-  private static final long GATHER_NANOS = 1_000_000;
-
-  /** A chunk of at least this size is passed on without waiting for more. */
-  private static final int GATHER_BYTES = 32 << 10;
-
   /** How long a write may wait for a program that does not read its input. */
   private static final Duration INPUT_TIMEOUT = Duration.ofSeconds(10);
 
@@ -152,16 +139,10 @@ final class Terminal {
   private void pump() {
     byte[] buffer = new byte[64 << 10];
     try {
-      long lastChunk = System.nanoTime() - BURST_NANOS;
       while (true) {
         int n = device.read(buffer, 0, buffer.length, EXIT_CHECK_MILLIS);
         if (n > 0) {
-          long now = System.nanoTime();
-          if (now - lastChunk < BURST_NANOS) {
-            n = gather(buffer, n, now + GATHER_NANOS);
-          }
           output.append(buffer, 0, n);
-          lastChunk = System.nanoTime();
           activity.run();
         } else if (n < 0 || !process.isAlive()) {
           drain(buffer);
@@ -181,24 +162,6 @@ final class Terminal {
       device.close();
       output.finish();
     }
-  }
-
-  /**
-   * In a burst, reads on after the first {@code n} bytes until {@link #GATHER_BYTES} are in, the
-   * program pauses, or {@code deadline} passes: a pty hands out about 4 KiB per read, and each
-   * chunk passed on costs a wake-up, a copy and a WebSocket frame per viewer (and the viewer's own
-   * processing of the frame), so a {@code cat} passed on 4 KiB at a time spends more on frames than
-   * on bytes. Adds at most about a millisecond, and only to output that is streaming anyway.
-   */
-  private int gather(byte[] buffer, int n, long deadline) throws IOException {
-    while (n < GATHER_BYTES && deadline - System.nanoTime() > 0) {
-      int more = device.read(buffer, n, buffer.length - n, 1);
-      if (more <= 0) {
-        break;
-      }
-      n += more;
-    }
-    return n;
   }
 
   /** Reads what the leader wrote before it exited (the agent's slave fd keeps the device up). */
