@@ -60,8 +60,7 @@ public final class SwappedDirectory implements AutoCloseable {
   private final Map<String, String> canaryBefore;
   private final Thread flipper;
 
-  private SwappedDirectory(
-      Path workspace, Path canary, Map<String, String> files, String canaryMode)
+  private SwappedDirectory(Path workspace, Path canary, Map<String, String> files)
       throws IOException {
     this.canary = canary;
     this.flipped = workspace.resolve("d");
@@ -72,7 +71,7 @@ public final class SwappedDirectory implements AutoCloseable {
       Files.writeString(real.resolve(file.getKey()), file.getValue());
       Files.writeString(canary.resolve(file.getKey()), CANARY_TEXT + "\n" + file.getValue());
     }
-    Files.setPosixFilePermissions(canary, PosixFilePermissions.fromString(canaryMode));
+    Files.setPosixFilePermissions(canary, PosixFilePermissions.fromString("rwxrwxrwx"));
     this.canaryBefore = snapshot(canary);
     this.flipper = Thread.ofPlatform().start(this::flip);
   }
@@ -84,18 +83,7 @@ public final class SwappedDirectory implements AutoCloseable {
    */
   public static SwappedDirectory start(Path workspace, Path scratch, Map<String, String> files)
       throws IOException {
-    return new SwappedDirectory(workspace, scratch.resolve("canary"), files, "rwxrwxrwx");
-  }
-
-  /**
-   * As {@link #start(Path, Path, Map)}, with the canary directory's mode {@code canaryMode} (e.g.
-   * {@code rwxr-xr-x} for routes whose confinement of a swap between walk and call is the command
-   * user's own permissions, see {@code Creator}).
-   */
-  public static SwappedDirectory start(
-      Path workspace, Path scratch, Map<String, String> files, String canaryMode)
-      throws IOException {
-    return new SwappedDirectory(workspace, scratch.resolve("canary"), files, canaryMode);
+    return new SwappedDirectory(workspace, scratch.resolve("canary"), files);
   }
 
   /** The flipped directory's path. */

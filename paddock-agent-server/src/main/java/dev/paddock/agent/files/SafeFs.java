@@ -26,9 +26,9 @@ import java.util.Optional;
  * any other path outside them.
  *
  * <p>Two operations Java offers by name only, creating a directory and creating a symbolic link,
- * run as the {@linkplain CommandUser command user} when the agent switches users (so a race can at
- * most make them act where that user could act anyway), and are checked through the open parent
- * afterwards. A link's target text is read by name between two identity checks of the link.
+ * are made with {@code mkdirat}/{@code symlinkat} relative to a descriptor proved to be the open
+ * parent, with the {@linkplain CommandUser command user}'s file-system ids (JDK 22+; on 21 by name
+ * as that user). A link's target text is read by name between two identity checks of the link.
  *
  * <p>Paths given to every method are client text: absolute, at most {@value #MAX_PATH_CHARS}
  * characters, no NUL; normalised lexically ({@code /w/../x} is {@code /x}); a trailing {@code /}

@@ -413,7 +413,7 @@ final class SecureFs implements SafeFs {
     Path path = dir.path().resolve(name);
     boolean created = false;
     try {
-      creator.directory(path);
+      creator.directory(dir, name);
       created = true;
     } catch (FileAlreadyExistsException e) {
       if (!existingOk) {
@@ -504,7 +504,7 @@ final class SecureFs implements SafeFs {
       throw HttpError.conflict(ClientPath.quote(where) + " already exists");
     }
     try {
-      creator.symlink(where, target);
+      creator.symlink(dir, name, target);
     } catch (FileAlreadyExistsException e) {
       throw HttpError.conflict(ClientPath.quote(where) + " already exists");
     } catch (FileSystemException e) {
@@ -673,7 +673,7 @@ final class SecureFs implements SafeFs {
   private void createLinkUnchecked(DirHandle dir, String name, String target) throws IOException {
     Path where = dir.path().resolve(name);
     try {
-      creator.symlink(where, target);
+      creator.symlink(dir, name, target);
     } catch (FileSystemException e) {
       throw FileErrors.translate(e);
     }

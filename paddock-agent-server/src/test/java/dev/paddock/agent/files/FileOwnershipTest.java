@@ -1,5 +1,6 @@
 package dev.paddock.agent.files;
 
+import static dev.paddock.agent.files.UploadDownloadTest.assertStatus;
 import static dev.paddock.agent.files.UploadDownloadTest.q;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
@@ -85,6 +87,31 @@ class FileOwnershipTest {
       assertThat(owner(made)).as("owner of %s", made).isEqualTo(65534);
       assertThat(group(made)).as("group of %s", made).isEqualTo(65534);
     }
+  }
+
+  /**
+   * Directories and links are made with the user's own file-system ids, so where the user may not
+   * write (a root-owned 0755 directory) the agent refuses as {@code mkdir} run by the user would.
+   */
+  @Test
+  void creatingWhereTheUserMayNotWriteIsForbidden() throws Exception {
+    Path locked = Files.createDirectories(agent.workspace().resolve("root-only"));
+    Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+    assertStatus(
+        agent.postJson(
+            "/api/file/create_directory", "{\"path\":" + AgentFixture.quote(locked + "/sub") + "}"),
+        403,
+        "permission denied on '" + locked.resolve("sub") + "'");
+    assertStatus(
+        agent.send(
+            agent
+                .request("/api/file/upload_tar?path=" + q(locked))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(CreationRaceTest.tarWithALink()))
+                .build()),
+        403,
+        "permission denied on '" + locked.resolve("d") + "'");
+    assertThat(locked).isEmptyDirectory();
   }
 
   private static byte[] tar() throws Exception {

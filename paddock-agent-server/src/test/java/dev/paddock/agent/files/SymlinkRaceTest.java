@@ -37,11 +37,9 @@ class SymlinkRaceTest {
     // A name only the canary has: a listing that shows it looked inside the canary.
     Path canary = Files.createDirectories(agent.scratch().resolve("canary"));
     Files.writeString(canary.resolve("only-in-canary"), SwappedDirectory.CANARY_TEXT);
+    // World-writable: the command user could create there, so only the descriptors keep mkdir out.
     SwappedDirectory d =
-        // Not writable by the command user: mkdir and links are made by name as that user (Java
-        // has no mkdirat), so a swap between walk and call is confined by that user's own rights.
-        SwappedDirectory.start(
-            agent.workspace(), agent.scratch(), Map.of("secret.txt", "inside"), "rwxr-xr-x");
+        SwappedDirectory.start(agent.workspace(), agent.scratch(), Map.of("secret.txt", "inside"));
     try (d) {
       d.race(ATTEMPTS, CLIENTS, i -> attempt(i, d.path()), Set.of(200, 403));
     }
