@@ -128,7 +128,8 @@ final class TestSshd implements AutoCloseable {
     settings.put("ssh.key-file", clientKey().toString());
     settings.put("ssh.known-hosts", knownHosts().toString());
     settings.put("ssh.remote-dir", remoteDir().toString());
-    settings.put("ssh.connect-timeout", "5s");
+    // Generous: under a loaded CI machine sshd can take seconds to answer; no test waits it out.
+    settings.put("ssh.connect-timeout", "20s");
     settings.put("ssh.stop-grace", "3s");
     settings.put("paddock.home", Path.of("..").toAbsolutePath().normalize().toString());
     // The runtime bundle is built once per build, not once per test class.
