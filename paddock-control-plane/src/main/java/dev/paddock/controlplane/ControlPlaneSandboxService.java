@@ -78,7 +78,14 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
     this.lifecycle = new SandboxLifecycle(store, backend, specs, config, agents, permits, archiver);
     this.views = lifecycle.views();
     this.reconciler =
-        new Reconciler(store, backend, config, permits, lifecycle.records(), lifecycle.views());
+        new Reconciler(
+            store,
+            backend,
+            config,
+            permits,
+            lifecycle.records(),
+            lifecycle.views(),
+            lifecycle::finishDelete);
     this.lifetimes = new Lifetimes(store, config, lifecycle);
   }
 
