@@ -42,7 +42,7 @@ class CreateCrashTest {
   private static final Map<String, String> SETTINGS =
       Map.of("PADDOCK_START_TIMEOUT_SECONDS", "120", "process.ready-timeout", "20s");
 
-  private static final int CYCLES = 12;
+  private static final int CYCLES = 8;
 
   @RegisterExtension final ServerProcess paddock = new ServerProcess();
 
