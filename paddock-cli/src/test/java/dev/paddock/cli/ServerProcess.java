@@ -209,6 +209,13 @@ final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
     return ids;
   }
 
+  /** Sandbox cgroups that did not exist before the test. */
+  Set<Path> newCgroups() throws IOException {
+    Set<Path> cgroups = sandboxCgroups();
+    cgroups.removeAll(cgroupsBefore);
+    return cgroups;
+  }
+
   private static Set<Path> sandboxCgroups() throws IOException {
     Set<Path> found = new HashSet<>();
     for (Path root : CgroupRoots.all()) {
@@ -222,7 +229,7 @@ final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
   }
 
   /** Pids of live processes labelled by a sandbox of this test's data dir. */
-  private List<Long> labelledAgents() throws IOException {
+  List<Long> labelledAgents() throws IOException {
     List<Long> pids = new ArrayList<>();
     try (var procs = Files.list(Path.of("/proc"))) {
       for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {

@@ -80,7 +80,11 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
     this.views = lifecycle.views();
     this.replica = Replica.join(store, config);
     this.reconciler =
-        new Reconciler(lifecycle.context(), replica, new Takeover(lifecycle.context()));
+        new Reconciler(
+            lifecycle.context(),
+            replica,
+            new Takeover(lifecycle.context()),
+            lifecycle::finishDelete);
     this.lifetimes = new Lifetimes(store, config, lifecycle);
   }
 

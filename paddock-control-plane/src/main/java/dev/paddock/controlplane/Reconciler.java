@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,8 +48,13 @@ final class Reconciler {
   private final SandboxViews views;
   private final Replica replica;
   private final Takeover takeover;
+  private final Consumer<String> finishDelete;
 
-  Reconciler(LifecycleContext context, Replica replica, Takeover takeover) {
+  /** When this control plane began: a start or delete recorded before it ran in an earlier one. */
+  private final Instant booted;
+
+  Reconciler(
+      LifecycleContext context, Replica replica, Takeover takeover, Consumer<String> finishDelete) {
     this.store = context.store();
     this.backend = context.backend();
     this.config = context.config();
@@ -57,6 +63,8 @@ final class Reconciler {
     this.views = context.views();
     this.replica = replica;
     this.takeover = takeover;
+    this.finishDelete = finishDelete;
+    this.booted = config.clock().instant().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
   }
 
   ReconcileReport run() {
@@ -99,6 +107,12 @@ final class Reconciler {
   }
 
   private void reconcile(SandboxRecord record, Optional<ListedRuntime> seen, Report report) {
+    if (StartFailures.deleting(record.statusDetail(), record.id())) {
+      // A delete cut short by a crash (this one holds the permit, so none runs here now).
+      finishDelete.accept(record.id());
+      report.reaped.add(record.id());
+      return;
+    }
     if (record.status() == SandboxStatus.ERROR) {
       return; // keeps its detail; delete tears down whatever runtime it has
     }
@@ -131,11 +145,22 @@ final class Reconciler {
         && (record.status() == SandboxStatus.RUNNING || record.sessionKeyHash().isEmpty());
   }
 
+  /**
+   * A STARTING record without a runtime whose start is not under way here (its permit was free):
+   * one recorded before this control plane began died with an earlier one and fails now; a newer
+   * one (another replica's start) fails only past the start timeout.
+   */
   private void failIfAbandoned(SandboxRecord record, Report report) {
     Instant deadline = record.createdAt().plus(config.startTimeout());
-    if (record.status() != SandboxStatus.STARTING || config.clock().instant().isBefore(deadline)) {
+    boolean earlier = record.updatedAt().isBefore(booted);
+    if (record.status() != SandboxStatus.STARTING
+        || (!earlier && config.clock().instant().isBefore(deadline))) {
       return;
     }
+    failStart(record, report);
+  }
+
+  private void failStart(SandboxRecord record, Report report) {
     LOG.warn("sandbox {}: its start task died with an earlier control plane", record.id());
     records.change(
         record.id(),
@@ -149,6 +174,12 @@ final class Reconciler {
 
   private void markMissing(SandboxRecord record, Report report) {
     if (record.status() == SandboxStatus.MISSING) {
+      return;
+    }
+    if (record.status() == SandboxStatus.STARTING) {
+      // Its runtime went away before it served, and no start of it runs here (the permit was
+      // free): the start died with an earlier control plane.
+      failStart(record, report);
       return;
     }
     LOG.warn("sandbox {}: its runtime is gone", record.id());

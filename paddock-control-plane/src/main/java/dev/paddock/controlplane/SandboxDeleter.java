@@ -13,9 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes sandboxes: revokes the key (committed first), then tears down the runtime and removes the
- * record. With archiving on, the workspace is archived first, under the permit and with the key
- * still valid, so a required archive that fails leaves the sandbox exactly as it was.
+ * Deletes sandboxes: revokes the key (committed first), records that the delete began, then tears
+ * down the runtime and removes the record; a delete cut short by a crash is finished by the next
+ * reconcile ({@link #finishInterrupted}). With archiving on, the workspace is archived first, under
+ * the permit and with the key still valid, so a required archive that fails leaves the sandbox
+ * exactly as it was.
  */
 final class SandboxDeleter {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxDeleter.class);
@@ -71,8 +73,27 @@ final class SandboxDeleter {
     return record.withKey(record.keyGeneration() + 1, none());
   }
 
+  /**
+   * Finishes a delete that began (its record says {@link StartFailures#DELETING}, its key is
+   * revoked, its workspace archived if that was on) and was cut short by a control-plane crash. The
+   * caller holds the sandbox's permit.
+   */
+  void finishInterrupted(String id) {
+    LOG.info("sandbox {}: finishing the delete an earlier control plane began", id);
+    deleteHeld(id);
+  }
+
   private void deleteHeld(String id) {
-    Optional<SandboxRecord> current = context.store().find(id);
+    Optional<SandboxRecord> current =
+        context
+            .records()
+            .change(
+                id,
+                r ->
+                    r.withSessionKeyHash(none())
+                        .withStatus(
+                            SandboxStatus.ERROR,
+                            Optional.of(StartFailures.detail(StartFailures.DELETING, id))));
     if (current.isEmpty()) {
       return;
     }

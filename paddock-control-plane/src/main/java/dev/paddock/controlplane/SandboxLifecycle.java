@@ -110,6 +110,11 @@ final class SandboxLifecycle {
     deleter.delete(id);
   }
 
+  /** Finishes a delete a control-plane crash cut short; the caller holds the sandbox's permit. */
+  void finishDelete(String id) {
+    deleter.finishInterrupted(id);
+  }
+
   boolean archive(String id, Optional<String> conversationId) {
     return capture.archive(id, conversationId);
   }

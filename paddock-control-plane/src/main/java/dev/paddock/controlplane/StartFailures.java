@@ -16,6 +16,11 @@ final class StartFailures {
   static final String GONE = "The sandbox's runtime is gone. Delete it and start a new one.";
   static final String DELETE_FAILED =
       "Deleting the sandbox failed; its session key stays revoked. Delete it again.";
+
+  /** Stored while a delete tears the runtime down: one cut short is finished by reconcile. */
+  static final String DELETING =
+      "The sandbox is being deleted; a control-plane restart finishes an interrupted delete.";
+
   static final String KEY_NOT_TAKEN =
       "The sandbox's agent did not accept its new session key. Delete it and start again.";
 
@@ -34,6 +39,11 @@ final class StartFailures {
     String text = detail.orElse(RuntimeFailure.Kind.UNKNOWN.safeMessage());
     String suffix = reference(sandboxId);
     return text.endsWith(suffix) ? text.substring(0, text.length() - suffix.length()) : text;
+  }
+
+  /** Whether the record's stored detail says a delete of it began. */
+  static boolean deleting(Optional<String> detail, String sandboxId) {
+    return detail.equals(Optional.of(detail(DELETING, sandboxId)));
   }
 
   private static String reference(String sandboxId) {

@@ -1045,4 +1045,47 @@ public abstract class SandboxServiceContract {
         .contains(StartFailures.detail(StartFailures.INTERRUPTED, "died-starting"));
     assertThat(store.find("died-starting").orElseThrow().sessionKeyHash()).isEmpty();
   }
+
+  @Test
+  void restartFailsAStartThatDiedWithTheOldControlPlaneAtOnceNotAfterTheStartTimeout() {
+    Instant now = clock.instant();
+    store.insert(
+        new SandboxRecord(
+            "died-just-now",
+            ALICE.userId(),
+            runnableSpec().id(),
+            SandboxStatus.STARTING,
+            Optional.of(KeyDigest.sha256Hex("lost-key")),
+            Optional.empty(),
+            Optional.empty(),
+            now,
+            now,
+            0));
+
+    ControlPlaneSandboxService restarted = restart();
+
+    SandboxInfo failed = restarted.get(ALICE, "died-just-now").orElseThrow();
+    assertThat(failed.status()).isEqualTo(SandboxStatus.ERROR);
+    assertThat(failed.statusDetail())
+        .contains(StartFailures.detail(StartFailures.INTERRUPTED, "died-just-now"));
+  }
+
+  @Test
+  void aDeleteCutShortByARestartIsFinishedByTheNextReconcile() {
+    SandboxInfo started = service.start(ALICE, StartRequest.builder().build());
+    service.waitUntilRunning(ALICE, started.id(), READY);
+    // What a control plane that died in the middle of the delete leaves: the record marked.
+    SandboxRecord marked = store.find(started.id()).orElseThrow();
+    store.update(
+        marked
+            .withSessionKeyHash(Optional.empty())
+            .withStatus(
+                SandboxStatus.ERROR,
+                Optional.of(StartFailures.detail(StartFailures.DELETING, started.id()))));
+
+    ControlPlaneSandboxService restarted = restart();
+
+    assertThat(restarted.get(ALICE, started.id())).isEmpty();
+    assertThat(backend.list()).extracting(RuntimeHandle::sandboxId).doesNotContain(started.id());
+  }
 }

@@ -297,8 +297,10 @@ final class DockerBackend implements SandboxBackend {
   }
 
   /**
-   * Starts a stopped container again with the same workspace volume. Its agent gets only the admin
-   * key digest (from the label): the control plane hands it the new session key next.
+   * Starts a stopped container's sandbox again with the same workspace volume, in a new container
+   * of the same configuration ({@link ContainerRecreation}: a stopped container's input cannot be
+   * trusted after a failed start). Its agent gets only the admin key digest (from the label): the
+   * control plane hands it the new session key next.
    */
   private RuntimeHandle restart(RuntimeHandle handle, ContainerState state) {
     String admin = state.label(ContainerSpec.LABEL_ADMIN).orElse("");
@@ -306,7 +308,10 @@ final class DockerBackend implements SandboxBackend {
     if (secrets.isEmpty()) {
       throw failure(Kind.UNKNOWN, "container " + state.id() + " has no admin key label");
     }
-    return starts.launch(handle.sandboxId(), state.id(), secrets);
+    // A fresh container on the same volume: the stopped one's input may be closed for good.
+    String fresh =
+        new ContainerRecreation(containers).recreate(handle.sandboxId(), state.id(), b -> b);
+    return starts.launch(handle.sandboxId(), fresh, secrets);
   }
 
   // ---------------------------------------------------------------- destroy, list

@@ -1,11 +1,7 @@
 package dev.paddock.backend.docker;
 
-import dev.paddock.api.spi.RuntimeFailure.Kind;
 import dev.paddock.api.spi.RuntimeHandle;
-import dev.paddock.backend.docker.DockerEngine.Response;
 import dev.paddock.backend.kit.protocol.AliveProbe;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,28 +25,12 @@ final class ImageAgentRelaunch {
   }
 
   RuntimeHandle relaunch(RuntimeHandle handle, String sessionKey) {
-    String container = DockerHandles.container(handle);
-    Response inspected = containers.engine().get("/containers/" + container + "/json");
-    if (inspected.status() == 404) {
-      throw DockerBackend.failure(
-          DockerBackend.GONE, "container " + container + " of " + handle.sandboxId() + " is gone");
-    }
-    if (!inspected.ok()) {
-      throw DockerBackend.failure(
-          Kind.ENGINE_UNREACHABLE, "inspect of " + container + ": " + inspected.message());
-    }
-    Map<String, Object> body = recreated(inspected.json(), sessionKey);
-    containers.remove(container); // the workspace is a named volume: it stays
-    String name = ContainerSpec.containerName(handle.sandboxId());
-    Response created =
-        containers
-            .engine()
-            .post(
-                "/containers/create?name=" + URLEncoder.encode(name, StandardCharsets.UTF_8), body);
-    if (!created.ok()) {
-      throw DockerBackend.failure(Kind.UNKNOWN, "re-create refused: " + created.message());
-    }
-    String id = String.valueOf(created.json().get("Id"));
+    String id =
+        new ContainerRecreation(containers)
+            .recreate(
+                handle.sandboxId(),
+                DockerHandles.container(handle),
+                body -> ImageAgentRelaunch.recreated(body, sessionKey));
     try {
       return starts.launchImageAgent(handle.sandboxId(), id, probe);
     } catch (RuntimeException e) {
@@ -59,23 +39,22 @@ final class ImageAgentRelaunch {
     }
   }
 
-  // The create body of the container as the engine recorded it, with the new key.
-  private static Map<String, Object> recreated(Map<String, Object> inspect, String key) {
-    Map<String, Object> config = ContainerState.map(inspect.get("Config"));
+  // The recorded create body with only what such an image needs, and the new key.
+  private static Map<String, Object> recreated(Map<String, Object> recorded, String key) {
     Map<String, Object> body = new LinkedHashMap<>();
     for (String field :
         List.of("Image", "Entrypoint", "Cmd", "Labels", "User", "WorkingDir", "ExposedPorts")) {
-      if (config.get(field) != null) {
-        body.put(field, config.get(field));
+      if (recorded.get(field) != null) {
+        body.put(field, recorded.get(field));
       }
     }
     List<String> env =
-        config.get("Env") instanceof List<?> list
+        recorded.get("Env") instanceof List<?> list
             ? list.stream().map(String::valueOf).toList()
             : List.of();
     body.put("Env", AgentServerLaunch.withKey(env, key));
     body.put("Tty", false);
-    body.put("HostConfig", inspect.get("HostConfig"));
+    body.put("HostConfig", recorded.get("HostConfig"));
     return body;
   }
 }

@@ -210,7 +210,8 @@ class DockerCrashTest {
   }
 
   @Test
-  void aRequiredArchiveThatCannotBeTakenKeepsTheKilledSandboxAndItsFiles() throws IOException {
+  void aRequiredArchiveThatCannotBeTakenKeepsTheKilledSandboxAndItsFilesUntilItCanBe()
+      throws IOException {
     bundleCopy = Files.createTempDirectory("paddock-docker-crash-bundle-");
     copyTree(DockerTestEngine.bundle(), bundleCopy);
     serve(bundleCopy);
@@ -236,8 +237,14 @@ class DockerCrashTest {
                 .get("Mountpoint"));
     assertThat(Path.of(mountpoint, "notes.txt")).hasContent("kept across the crash");
 
-    // Known gap: once the engine refused to restart this container, a later restart's agent gets
-    // no secrets on its standard input, so the delete stays blocked; tearDown removes it.
+    // With its bundle back the delete goes through: the restart after the refused one gets a
+    // fresh container, whose agent receives its secrets (a refused start closes the old one's
+    // input for good: "secrets were to be given but none arrived").
+    copyTree(DockerTestEngine.bundle(), bundleCopy);
+    assertThat(service.delete(ALICE, sandbox.id())).isTrue();
+    assertThat(archives.list("ws/" + sandbox.id() + "/")).isNotEmpty();
+    assertThat(engine.get("/volumes/" + ContainerSpec.volumeName(sandbox.id())).status())
+        .isEqualTo(404);
   }
 
   // ------------------------------------------------------------------ helpers

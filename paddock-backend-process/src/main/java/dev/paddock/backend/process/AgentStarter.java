@@ -58,10 +58,23 @@ final class AgentStarter {
     SandboxLayout layout = SandboxLayout.of(settings.sandboxesDir(), request.sandboxId());
     String secrets = AgentSecrets.lines(request.sessionKeyDigests(), request.adminKeyDigest());
     Path workspace = workspace(request, layout);
-    List<String> argv = argv(request, layout, workspace);
+    AgentLaunch launch =
+        new AgentLaunch(
+            argv(request, layout, workspace),
+            environment(request, layout),
+            request.adminKeyDigest());
     createDirectory(layout, workspace);
+    // Before anything can run in it: a control plane that dies from here on leaves a marker that
+    // names every cgroup the sandbox may get, so the next one's list() reclaims all of it.
+    Marker pending = recordPending(request.sandboxId(), launch, layout, workspace);
     long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
-    Process process = spawn(argv, layout, environment(request, layout));
+    Process process;
+    try {
+      process = spawn(launch, layout);
+    } catch (RuntimeStartException e) {
+      deleteQuietly(layout, e);
+      throw e;
+    }
     Freezer freezer;
     Marker marker;
     try {
@@ -73,7 +86,7 @@ final class AgentStarter {
     } catch (RuntimeException e) {
       process.destroyForcibly();
       RuntimeStartException failure = StartDiagnosis.unexpected("preparing the agent's freezer", e);
-      deleteQuietly(layout, failure);
+      abort(pending, freezer(pending), layout, process, failure);
       throw failure;
     }
     try {
@@ -88,6 +101,108 @@ final class AgentStarter {
     }
   }
 
+  /**
+   * Starts the agent of a sandbox whose agent died (killed, OOM-killed, crashed) again, on the same
+   * directory and cgroups, with only the admin key's digest: the control plane hands it a new
+   * session key next, so no key of the dead agent works on it. Whatever the dead agent left running
+   * is killed first, as a container's restart would. On failure the sandbox is left as it was (its
+   * marker names the dead agent again, directory and cgroups kept), so a later resume may retry.
+   *
+   * @throws RuntimeStartException classified failure
+   */
+  StartedAgent restart(Marker dead) {
+    SandboxLayout layout = SandboxLayout.of(settings.sandboxesDir(), dead.sandboxId());
+    AgentLaunch launch =
+        AgentLaunch.read(layout.launch())
+            .orElseThrow(
+                () ->
+                    RuntimeStartException.of(
+                        Kind.UNKNOWN, "no readable " + layout.launch() + " to restart from"));
+    Freezer old = freezer(dead);
+    teardown.killLeftovers(dead, old);
+    deleteReadyFile(layout);
+    long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
+    Process process = spawn(launch, layout);
+    long startTime = procFs.stat(process.pid()).map(ProcStat::startTime).orElse(-1L);
+    Marker marker = dead.restarted(process.pid(), startTime, Instant.now());
+    Freezer freezer = freezer(marker);
+    try {
+      limits.rejoin(marker.limitCgroups(), process.pid(), marker.sandboxId());
+      return launch(
+          process,
+          marker,
+          freezer,
+          layout,
+          AgentSecrets.lines(List.of(), launch.adminDigest()),
+          deadline);
+    } catch (RuntimeException e) {
+      RuntimeStartException failure =
+          e instanceof RuntimeStartException start
+              ? start
+              : StartDiagnosis.unexpected("restarting the agent of " + dead.sandboxId(), e);
+      process.destroyForcibly();
+      try {
+        // Back to the dead agent's marker: its port and exit are what inspect reports.
+        dead.write(layout.marker());
+      } catch (IOException cleanup) {
+        failure.addSuppressed(cleanup);
+      }
+      throw failure;
+    }
+  }
+
+  private Freezer freezer(Marker marker) {
+    return freezers.open(
+        marker.freezer(), marker.cgroup(), marker.sandboxId(), marker.pid(), marker.startTime());
+  }
+
+  /**
+   * The marker of a sandbox whose agent is not spawned yet: no pid, the freezer cgroup it will get,
+   * and every cgroup its limits may get (teardown removes the absent ones as a no-op).
+   */
+  Marker pending(String sandboxId, Path workspace) {
+    Freezer freezer = freezers.create(sandboxId, -1, -1);
+    return new Marker(
+        sandboxId,
+        -1,
+        -1,
+        0,
+        freezer.kind(),
+        freezer.cgroup(),
+        Instant.now(),
+        limits.candidates(sandboxId),
+        List.of(),
+        Optional.of(workspace.toString()));
+  }
+
+  private Marker recordPending(
+      String sandboxId, AgentLaunch launch, SandboxLayout layout, Path workspace) {
+    try {
+      Marker pending = pending(sandboxId, workspace);
+      pending.write(layout.marker());
+      launch.write(layout.launch());
+      return pending;
+    } catch (IOException | RuntimeException e) {
+      RuntimeStartException failure =
+          RuntimeStartException.of(
+              e instanceof IOException io && StartDiagnosis.isDiskFull(io)
+                  ? Kind.DISK_FULL
+                  : Kind.UNKNOWN,
+              "cannot write " + layout.marker() + ": " + e,
+              e);
+      deleteQuietly(layout, failure);
+      throw failure;
+    }
+  }
+
+  private static void deleteReadyFile(SandboxLayout layout) {
+    try {
+      Files.deleteIfExists(layout.readyFile());
+    } catch (IOException e) {
+      throw StartDiagnosis.unexpected("cannot remove " + layout.readyFile(), e);
+    }
+  }
+
   private StartedAgent launch(
       Process process,
       Marker marker,
@@ -95,8 +210,8 @@ final class AgentStarter {
       SandboxLayout layout,
       String secrets,
       long deadline) {
-    // Written first: a control plane that dies from here on leaves a marker naming every cgroup,
-    // so the next one's list() tears the half-made sandbox down.
+    // Written before the agent gets its keys (it cannot answer without them): the marker names
+    // the live agent from the moment it could serve anyone.
     writeMarker(marker, layout);
     attach(freezer, process);
     AgentOutput output =
@@ -106,6 +221,7 @@ final class AgentStarter {
     int port = awaitReady(process, output, deadline);
     Marker ready = marker.withPort(port);
     writeMarker(ready, layout);
+    markServed(layout);
     return new StartedAgent(process, output, ready);
   }
 
@@ -224,13 +340,11 @@ final class AgentStarter {
     }
   }
 
-  private Process spawn(List<String> argv, SandboxLayout layout, Map<String, String> env) {
+  private Process spawn(AgentLaunch launch, SandboxLayout layout) {
     try {
-      return launcher.start(argv, layout.root(), env);
+      return launcher.start(launch.argv(), layout.root(), launch.env());
     } catch (IOException e) {
-      RuntimeStartException failure = StartDiagnosis.binaryMissing(argv.get(0), e);
-      deleteQuietly(layout, failure);
-      throw failure;
+      throw StartDiagnosis.binaryMissing(launch.argv().get(0), e);
     }
   }
 
@@ -257,6 +371,14 @@ final class AgentStarter {
       if (process.isAlive()) {
         throw StartDiagnosis.unexpected("cannot hand the agent its keys", e);
       }
+    }
+  }
+
+  private static void markServed(SandboxLayout layout) {
+    try {
+      layout.markServed();
+    } catch (IOException e) {
+      throw StartDiagnosis.unexpected("cannot write in " + layout.root(), e);
     }
   }
 

@@ -142,6 +142,44 @@ final class CgroupLimits {
     return new Applied(made, unenforced);
   }
 
+  /**
+   * Every cgroup {@link #apply} may create for {@code sandboxId}, whether it exists or not: what a
+   * marker written before the agent is spawned names, so a teardown finds them all.
+   */
+  List<Path> candidates(String sandboxId) {
+    Set<Path> dirs = new LinkedHashSet<>();
+    for (String limit : List.of(MEMORY, PIDS, CPUS)) {
+      dirFor(limit, sandboxId).ifPresent(dirs::add);
+    }
+    return List.copyOf(dirs);
+  }
+
+  /**
+   * Moves a restarted agent into the limit cgroups its sandbox already has (they keep their limits
+   * when the agent dies); one that cannot be joined is logged, never fatal.
+   */
+  void rejoin(List<Path> cgroups, long pid, String sandboxId) {
+    for (Path dir : cgroups) {
+      join(Freezers.checked(dir, sandboxId), pid, sandboxId);
+    }
+  }
+
+  /**
+   * How many processes the kernel's OOM killer killed in these memory cgroups so far: {@code
+   * oom_kill} of v2's {@code memory.events} or v1's {@code memory.oom_control}; 0 without a memory
+   * cgroup or a kernel that counts.
+   */
+  static long oomKills(List<Path> cgroups) {
+    long kills = 0;
+    for (Path dir : cgroups) {
+      CgroupFiles files = new CgroupFiles(dir);
+      for (String file : List.of("memory.events", "memory.oom_control")) {
+        kills += files.keyed(file, "oom_kill").map(Long::parseLong).orElse(0L);
+      }
+    }
+    return kills;
+  }
+
   /** Removes limit cgroups (empty by now); absent ones are fine. */
   static void remove(List<Path> cgroups, String sandboxId) {
     for (Path dir : cgroups) {

@@ -21,7 +21,7 @@ import java.util.Optional;
  * sandbox_id}.
  *
  * @param sandboxId the sandbox
- * @param pid the agent's pid
+ * @param pid the agent's pid, -1 in the pending marker written before it is spawned
  * @param startTime the agent's start time from {@code /proc/<pid>/stat} (clock ticks after boot),
  *     or -1 if it exited before it could be read
  * @param port the agent's port, 0 until it is ready
@@ -68,6 +68,21 @@ record Marker(
         freezer,
         cgroup,
         createdAt,
+        limitCgroups,
+        unenforced,
+        workingDir);
+  }
+
+  /** The marker of the agent restarted in place of this one: same cgroups and directory. */
+  Marker restarted(long newPid, long newStartTime, Instant at) {
+    return new Marker(
+        sandboxId,
+        newPid,
+        newStartTime,
+        0,
+        freezer,
+        cgroup,
+        at,
         limitCgroups,
         unenforced,
         workingDir);

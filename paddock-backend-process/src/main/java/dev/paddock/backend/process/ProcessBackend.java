@@ -20,9 +20,11 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -45,6 +47,12 @@ final class ProcessBackend implements SandboxBackend {
           "This sandbox's spec brings its own agent-server in an image; the process backend runs"
               + " only Paddock's agent. Use an image-based backend such as Docker.");
 
+  /** An agent the kernel's OOM killer ended after it had started (its memory limit was hit). */
+  static final Kind OOM_KILLED =
+      Kind.of(
+          "process.oom-killed",
+          "The sandbox's agent was killed for using too much memory; its workspace is kept.");
+
   private static final System.Logger LOG = System.getLogger("paddock.backend.process");
 
   private final ProcessSettings settings;
@@ -54,6 +62,16 @@ final class ProcessBackend implements SandboxBackend {
   private final AgentStarter starter;
   private final Teardown teardown;
   private final ConcurrentMap<String, StartedAgent> spawned = new ConcurrentHashMap<>();
+
+  /**
+   * The OOM-kill count of each sandbox's memory cgroup when this instance last saw its agent alive:
+   * a count that grew by the time the agent is found dead says the OOM killer took it (commands
+   * killed earlier, while it lived, do not).
+   */
+  private final ConcurrentMap<String, Long> oomKillsSeen = new ConcurrentHashMap<>();
+
+  /** Sandboxes whose start runs in this instance now: list() leaves their half-made state. */
+  private final Set<String> starting = ConcurrentHashMap.newKeySet();
 
   private ProcessBackend(
       ProcessSettings settings,
@@ -99,9 +117,15 @@ final class ProcessBackend implements SandboxBackend {
           FOREIGN_AGENT,
           "spec " + request.spec().id() + " says agent_server: image; this backend has no image");
     }
-    StartedAgent agent = starter.start(request);
-    spawned.put(request.sandboxId(), agent);
-    return agent.marker().toHandle(NAME);
+    starting.add(request.sandboxId());
+    try {
+      StartedAgent agent = starter.start(request);
+      spawned.put(request.sandboxId(), agent);
+      sawAlive(agent.marker());
+      return agent.marker().toHandle(NAME);
+    } finally {
+      starting.remove(request.sandboxId());
+    }
   }
 
   /** MISSING, not an exception, for a handle that names no agent of this backend (SPI rule). */
@@ -115,8 +139,9 @@ final class ProcessBackend implements SandboxBackend {
       return RuntimeState.missing();
     }
     if (!procFs.isAlive(marker.pid(), marker.startTime())) {
-      return exited(marker).orElseGet(RuntimeState::missing);
+      return dead(marker);
     }
+    sawAlive(marker);
     if (freezer(marker).frozen()) {
       return state(SandboxStatus.PAUSED, List.of());
     }
@@ -176,23 +201,60 @@ final class ProcessBackend implements SandboxBackend {
   }
 
   /**
-   * ERROR STOPPED with the exit code and signal (safe facts, so in the safe message too), when this
-   * instance spawned the agent and saw it exit. Only a started agent has a handle, so it had been
-   * running: "exited while starting" would be untrue.
+   * A dead agent whose sandbox directory is still there (its workspace is kept) is ERROR, saying
+   * how it stopped: killed by the OOM killer (its memory cgroup counted a kill since this instance
+   * last saw it alive), with the exit code and signal when this instance spawned it and saw it
+   * exit, else that it is no longer running. Only a started agent has a handle, so it had been
+   * running: "exited while starting" would be untrue. A sandbox whose agent never served, or whose
+   * directory is gone, is MISSING.
    */
-  private Optional<RuntimeState> exited(Marker marker) {
-    return Optional.ofNullable(spawned.get(marker.sandboxId()))
-        .filter(agent -> agent.marker().pid() == marker.pid() && !agent.process().isAlive())
-        .map(
-            agent -> new RuntimeState(SandboxStatus.ERROR, List.of(), Optional.of(stopped(agent))));
+  private RuntimeState dead(Marker marker) {
+    SandboxLayout layout = SandboxLayout.of(settings.sandboxesDir(), marker.sandboxId());
+    if (!layout.served() || !Files.isDirectory(layout.workspace())) {
+      return RuntimeState.missing();
+    }
+    return new RuntimeState(SandboxStatus.ERROR, List.of(), Optional.of(stopped(marker)));
   }
 
-  private static RuntimeFailure stopped(StartedAgent agent) {
-    String exit = StartDiagnosis.exitText(agent.process().exitValue());
+  private void sawAlive(Marker marker) {
+    if (!marker.limitCgroups().isEmpty()) {
+      oomKillsSeen.put(marker.sandboxId(), CgroupLimits.oomKills(marker.limitCgroups()));
+    }
+  }
+
+  private boolean oomKilledSinceSeen(Marker marker) {
+    Long seen = oomKillsSeen.get(marker.sandboxId());
+    return seen != null && CgroupLimits.oomKills(marker.limitCgroups()) > seen;
+  }
+
+  private RuntimeFailure stopped(Marker marker) {
+    Optional<StartedAgent> seen =
+        Optional.ofNullable(spawned.get(marker.sandboxId()))
+            .filter(agent -> agent.marker().pid() == marker.pid() && !agent.process().isAlive());
+    Optional<String> exit = seen.map(a -> StartDiagnosis.exitText(a.process().exitValue()));
+    String raw =
+        "agent pid "
+            + marker.pid()
+            + " of "
+            + marker.sandboxId()
+            + " "
+            + exit.orElse("is gone")
+            + seen.map(a -> StartDiagnosis.tailDetail(a.output().tail())).orElse("");
+    String kept = "; its workspace is kept: resume the sandbox to restart it.";
+    if (oomKilledSinceSeen(marker)) {
+      return new RuntimeFailure(
+          OOM_KILLED,
+          "The sandbox's agent was killed for using too much memory"
+              + exit.map(e -> " (it " + e + ")").orElse("")
+              + kept,
+          raw + "; its memory cgroup counted an OOM kill");
+    }
     return new RuntimeFailure(
         Kind.STOPPED,
-        "The sandbox's agent stopped while it was running: it " + exit + ".",
-        "agent " + exit + StartDiagnosis.tailDetail(agent.output().tail()));
+        "The sandbox's agent stopped while it was running: it "
+            + exit.orElse("is no longer running")
+            + kept,
+        raw);
   }
 
   /**
@@ -207,23 +269,52 @@ final class ProcessBackend implements SandboxBackend {
   }
 
   /**
-   * Thaws the sandbox and returns once its agent answers; the handle does not change.
+   * Thaws the sandbox and returns once its agent answers; the handle does not change. An agent that
+   * died (before the resume, or while it thaws: a SIGKILL sent to a frozen agent lands then) is
+   * started again on the same directory and cgroups ({@link AgentStarter#restart}), with a new
+   * handle and no session key: the caller hands it a new one.
    *
-   * @throws dev.paddock.api.spi.RuntimeStartException EXITED when the agent is gone, NEVER_READY
-   *     when it does not answer within the ready timeout
+   * @throws dev.paddock.api.spi.RuntimeStartException when the agent cannot be started again,
+   *     NEVER_READY when it does not answer within the ready timeout, EXITED when the sandbox's
+   *     directory is gone
    */
   @Override
   public RuntimeHandle resume(RuntimeHandle handle) {
-    Marker marker = Marker.fromHandle(handle);
-    if (!procFs.isAlive(marker.pid(), marker.startTime())) {
+    Marker marker = withKnownPort(Marker.fromHandle(handle));
+    if (procFs.isAlive(marker.pid(), marker.startTime())) {
+      freezer(marker).thaw();
+      boolean answered =
+          Poll.until(
+              () ->
+                  alive.answers(marker.port()) || !procFs.isAlive(marker.pid(), marker.startTime()),
+              settings.readyTimeout());
+      if (!answered) {
+        throw StartDiagnosis.neverReady(settings.readyTimeout(), List.of());
+      }
+      if (procFs.isAlive(marker.pid(), marker.startTime())) {
+        return handle;
+      }
+    }
+    return restart(marker);
+  }
+
+  private RuntimeHandle restart(Marker dead) {
+    if (!Files.isDirectory(
+        SandboxLayout.of(settings.sandboxesDir(), dead.sandboxId()).workspace())) {
       throw RuntimeStartException.of(
-          Kind.EXITED, "agent " + marker.pid() + " of " + marker.sandboxId() + " is gone");
+          Kind.EXITED,
+          "agent " + dead.pid() + " of " + dead.sandboxId() + " and its directory are gone");
     }
-    freezer(marker).thaw();
-    if (!Poll.until(() -> alive.answers(marker.port()), settings.readyTimeout())) {
-      throw StartDiagnosis.neverReady(settings.readyTimeout(), List.of());
-    }
-    return handle;
+    LOG.log(
+        System.Logger.Level.INFO,
+        "sandbox {0}: its agent (pid {1}) is gone; starting it again on its workspace",
+        dead.sandboxId(),
+        dead.pid());
+    StartedAgent agent = starter.restart(dead);
+    Optional.ofNullable(spawned.put(dead.sandboxId(), agent))
+        .ifPresent(old -> old.output().awaitEnd(Duration.ofSeconds(2)));
+    sawAlive(agent.marker());
+    return agent.marker().toHandle(NAME);
   }
 
   @Override
@@ -231,11 +322,17 @@ final class ProcessBackend implements SandboxBackend {
     Marker marker = Marker.fromHandle(handle);
     SandboxLayout layout = SandboxLayout.of(settings.sandboxesDir(), marker.sandboxId());
     teardown.run(marker, freezer(marker), layout, settings.stopGrace());
+    oomKillsSeen.remove(marker.sandboxId());
     Optional.ofNullable(spawned.remove(marker.sandboxId()))
         .ifPresent(agent -> agent.output().awaitEnd(Duration.ofSeconds(2)));
   }
 
-  /** Every sandbox directory whose marker names a live agent (same pid and start time). */
+  /**
+   * Every sandbox directory with a live agent, or whose agent died after it had served (its
+   * workspace is kept: inspect says ERROR, resume starts it again). What a start cut short left (by
+   * a control-plane crash, or an agent that never served) is torn down here, directory and cgroups:
+   * nothing ever ran in it. Starts under way in this instance are left alone.
+   */
   @Override
   public List<RuntimeHandle> list() {
     Path dir = settings.sandboxesDir();
@@ -246,20 +343,8 @@ final class ProcessBackend implements SandboxBackend {
     try (DirectoryStream<Path> sandboxes = Files.newDirectoryStream(dir, Files::isDirectory)) {
       for (Path sandbox : sandboxes) {
         String id = sandbox.getFileName().toString();
-        Optional<Marker> marker = Marker.read(sandbox.resolve("paddock.json"), id);
-        if (marker.isEmpty()) {
-          removeIfNeverMarked(sandbox);
-          continue;
-        }
-        Marker known = withKnownPort(marker.get());
-        if (procFs.isAlive(known.pid(), known.startTime())) {
-          handles.add(known.toHandle(NAME));
-        } else if (known.port() == 0 && !spawned.containsKey(id) && pastReady(known)) {
-          // A start cut short (the control plane died before the agent served, or the agent
-          // refused to serve): nothing ever ran in it, so its directory and cgroup go now. Not
-          // before its ready deadline: another replica on this host may be starting it right now
-          // (its own start fails and cleans up at that deadline).
-          destroy(known.toHandle(NAME));
+        if (!starting.contains(id)) {
+          listed(sandbox, id).ifPresent(handles::add);
         }
       }
     } catch (IOException e) {
@@ -268,24 +353,45 @@ final class ProcessBackend implements SandboxBackend {
     return handles;
   }
 
+  private Optional<RuntimeHandle> listed(Path sandbox, String id) {
+    Optional<Marker> marker = Marker.read(sandbox.resolve("paddock.json"), id);
+    if (marker.isEmpty()) {
+      reclaimUnmarked(sandbox, id);
+      return Optional.empty();
+    }
+    Marker known = withKnownPort(marker.get());
+    SandboxLayout layout = SandboxLayout.of(settings.sandboxesDir(), id);
+    if (procFs.isAlive(known.pid(), known.startTime()) || layout.served() || !pastReady(known)) {
+      // Not torn down before its ready deadline: another replica on this host may be starting
+      // it right now (its own start fails and cleans up at that deadline).
+      return Optional.of(known.toHandle(NAME));
+    }
+    destroy(known.toHandle(NAME));
+    return Optional.empty();
+  }
+
   /**
-   * A directory with no marker at all, older than the ready timeout: its start was cut short
-   * between making the directory and writing the marker (the control plane was killed), so no agent
-   * ever ran in it that it could name. The agent itself, if spawned, ended when its parent's pipe
-   * closed before it got its secrets.
+   * A directory without a marker: a start cut short between creating it and writing its pending
+   * marker a moment later, or something that is no sandbox. Reclaimed once older than the ready
+   * timeout (no start of any instance takes that long to write it); other names are left alone.
    */
-  private void removeIfNeverMarked(Path sandbox) throws IOException {
-    Path marker = sandbox.resolve("paddock.json");
-    java.time.Instant made = Files.getLastModifiedTime(sandbox).toInstant();
-    if (Files.notExists(marker)
-        && made.plus(settings.readyTimeout()).isBefore(java.time.Instant.now())) {
-      SandboxLayout.of(settings.sandboxesDir(), sandbox.getFileName().toString()).delete();
+  private void reclaimUnmarked(Path sandbox, String id) {
+    try {
+      SandboxLayout layout = SandboxLayout.of(settings.sandboxesDir(), id);
+      Instant modified = Files.getLastModifiedTime(sandbox).toInstant();
+      if (modified.plus(settings.readyTimeout()).isBefore(Instant.now())) {
+        LOG.log(System.Logger.Level.INFO, "process backend: reclaiming unmarked {0}", sandbox);
+        Marker pending = starter.pending(id, layout.workspace());
+        teardown.run(pending, freezer(pending), layout, Duration.ZERO);
+      }
+    } catch (IOException | IllegalArgumentException e) {
+      LOG.log(System.Logger.Level.DEBUG, "process backend: leaving {0}: {1}", sandbox, e);
     }
   }
 
   /** Whether the agent's ready deadline passed: a start that has not served by now never will. */
   private boolean pastReady(Marker marker) {
-    return marker.createdAt().plus(settings.readyTimeout()).isBefore(java.time.Instant.now());
+    return marker.createdAt().plus(settings.readyTimeout()).isBefore(Instant.now());
   }
 
   private Marker live(RuntimeHandle handle, String operation) {

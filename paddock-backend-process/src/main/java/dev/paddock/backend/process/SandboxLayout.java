@@ -52,6 +52,27 @@ record SandboxLayout(String sandboxId, Path root) {
     return root.resolve("paddock.json");
   }
 
+  /** How the agent was launched ({@link AgentLaunch}), for a restart after it died. */
+  Path launch() {
+    return root.resolve("agent.launch.json");
+  }
+
+  /**
+   * Whether an agent of this sandbox ever served: {@code agent.served} is written at its first
+   * ready line and kept across restarts, so a dead agent is told from a start that never finished.
+   */
+  boolean served() {
+    return Files.exists(root.resolve("agent.served"));
+  }
+
+  /** Records that an agent of this sandbox served ({@link #served()}). */
+  void markServed() throws IOException {
+    Path served = root.resolve("agent.served");
+    if (!Files.exists(served)) {
+      Files.writeString(served, "");
+    }
+  }
+
   Path log() {
     return root.resolve("agent.log");
   }

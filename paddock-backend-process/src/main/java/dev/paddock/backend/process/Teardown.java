@@ -53,6 +53,20 @@ final class Teardown {
     }
   }
 
+  /**
+   * Kills whatever a dead agent left in its sandbox (its commands live on once it is gone, frozen
+   * or not), so a restarted agent starts alone; the cgroups and directory stay.
+   *
+   * @throws IllegalStateException when a process survived SIGKILL
+   */
+  void killLeftovers(Marker marker, Freezer freezer) {
+    if (procFs.isAlive(marker.pid(), marker.startTime())) {
+      signals.kill(List.of(marker.pid()));
+    }
+    freezer.killAll();
+    killLabelled(marker.sandboxId());
+  }
+
   private static void step(List<RuntimeException> failures, Runnable step) {
     try {
       step.run();

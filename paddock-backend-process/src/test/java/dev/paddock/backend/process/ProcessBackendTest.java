@@ -166,8 +166,10 @@ class ProcessBackendTest {
     assertThat(state.failure().orElseThrow().rawDetail()).contains("exited with code 137");
     assertThat(state.failure().orElseThrow().safeMessage())
         .isEqualTo(
-            "The sandbox's agent stopped while it was running: it exited with code 137 (SIGKILL).");
-    assertThat(backend.list()).isEmpty();
+            "The sandbox's agent stopped while it was running: it exited with code 137 (SIGKILL);"
+                + " its workspace is kept: resume the sandbox to restart it.");
+    // Its directory, and the workspace in it, are kept: it is still a runtime of this backend.
+    assertThat(backend.list()).extracting(RuntimeHandle::sandboxId).contains(handle.sandboxId());
     backend.destroy(handle);
   }
 
