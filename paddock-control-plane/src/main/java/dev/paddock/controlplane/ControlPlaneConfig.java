@@ -29,6 +29,7 @@ import java.util.Optional;
  * @param archiveStore where archives go and are read back from; required when archiving is on
  * @param limits what a create may ask for, and default lifetimes (default: {@link
  *     SandboxLimits#NONE})
+ * @param queue the start queue's bounds (default {@link QueueSettings#DEFAULTS})
  */
 public record ControlPlaneConfig(
     int maxSandboxes,
@@ -41,7 +42,8 @@ public record ControlPlaneConfig(
     SandboxEvents events,
     ArchiveSettings archives,
     Optional<ArchiveStore> archiveStore,
-    SandboxLimits limits) {
+    SandboxLimits limits,
+    QueueSettings queue) {
   /** The fewest bytes a master secret may have. */
   public static final int MIN_SECRET_BYTES = 32;
 
@@ -61,6 +63,7 @@ public record ControlPlaneConfig(
     Objects.requireNonNull(archives, "archives");
     Objects.requireNonNull(archiveStore, "archiveStore");
     Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(queue, "queue");
     if (archives.enabled() && archiveStore.isEmpty()) {
       throw new IllegalArgumentException("archiving is enabled but no archive store is set");
     }
@@ -79,7 +82,8 @@ public record ControlPlaneConfig(
         events,
         archives,
         archiveStore,
-        limits);
+        limits,
+        queue);
   }
 
   /** A builder with the defaults above and the given master secret. */
@@ -113,6 +117,8 @@ public record ControlPlaneConfig(
         + archives
         + ", limits="
         + limits
+        + ", queue="
+        + queue
         + "]";
   }
 
@@ -129,6 +135,7 @@ public record ControlPlaneConfig(
     private ArchiveSettings archives = ArchiveSettings.disabled();
     private Optional<ArchiveStore> archiveStore = Optional.empty();
     private SandboxLimits limits = SandboxLimits.NONE;
+    private QueueSettings queue = QueueSettings.DEFAULTS;
 
     private Builder(String masterSecret) {
       this.masterSecret = Objects.requireNonNull(masterSecret, "masterSecret");
@@ -184,6 +191,11 @@ public record ControlPlaneConfig(
       return this;
     }
 
+    public Builder queue(QueueSettings queue) {
+      this.queue = queue;
+      return this;
+    }
+
     public ControlPlaneConfig build() {
       return new ControlPlaneConfig(
           maxSandboxes,
@@ -196,7 +208,8 @@ public record ControlPlaneConfig(
           events,
           archives,
           archiveStore,
-          limits);
+          limits,
+          queue);
     }
   }
 }

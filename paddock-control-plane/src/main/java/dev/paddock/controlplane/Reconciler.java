@@ -112,7 +112,8 @@ final class Reconciler {
   }
 
   private void failIfAbandoned(SandboxRecord record, Report report) {
-    Instant deadline = record.createdAt().plus(config.startTimeout());
+    // Since it turned STARTING: a create admitted from the start queue was created earlier.
+    Instant deadline = record.updatedAt().plus(config.startTimeout());
     if (record.status() != SandboxStatus.STARTING || config.clock().instant().isBefore(deadline)) {
       return;
     }

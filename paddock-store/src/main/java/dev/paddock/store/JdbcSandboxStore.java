@@ -18,12 +18,14 @@ final class JdbcSandboxStore implements SandboxStore {
   private final SandboxTable sandboxes;
   private final UserTable users;
   private final WebhookTable webhooks;
+  private final QueueTable queue;
 
   JdbcSandboxStore(Database database, Clock clock) {
     this.database = database;
     this.sandboxes = new SandboxTable(database, clock);
     this.users = new UserTable(database);
     this.webhooks = new WebhookTable(database, clock);
+    this.queue = new QueueTable(database);
   }
 
   @Override
@@ -63,6 +65,27 @@ final class JdbcSandboxStore implements SandboxStore {
   @Override
   public List<SandboxRecord> withStatus(Collection<SandboxStatus> statuses) {
     return sandboxes.withStatus(List.copyOf(statuses));
+  }
+
+  @Override
+  public QueueEntry enqueue(QueueEntry entry) {
+    return queue.insert(requireNonNull(entry, "entry"));
+  }
+
+  @Override
+  public List<QueueEntry> queue() {
+    return queue.all();
+  }
+
+  @Override
+  public int renewQueueLeases(String holder, Collection<String> sandboxIds, Instant until) {
+    return queue.renew(
+        requireNonNull(holder, "holder"), List.copyOf(sandboxIds), requireNonNull(until, "until"));
+  }
+
+  @Override
+  public boolean dequeue(String sandboxId) {
+    return queue.remove(requireNonNull(sandboxId, "sandboxId"));
   }
 
   @Override
