@@ -215,6 +215,7 @@ final class StartQueue implements AutoCloseable {
     String id = waiter.entry().sandboxId();
     while (true) {
       long seen = generation();
+      requireStillQueued(id);
       Optional<SandboxInfo> admitted = tryAdmit(caller, request, id);
       if (admitted.isPresent()) {
         Duration waited = waited(waiter);
@@ -235,6 +236,19 @@ final class StartQueue implements AutoCloseable {
         throw timedOut(waiter);
       }
       awaitChange(seen, Math.min(left, RECHECK_NANOS));
+    }
+  }
+
+  /** Fails the waiting create when its sandbox was deleted or failed meanwhile (even when full). */
+  private void requireStillQueued(String id) {
+    Optional<SandboxRecord> record = context.store().find(id);
+    if (record.isEmpty()) {
+      context.store().dequeue(id);
+      throw deletedWhileQueued(id);
+    }
+    if (record.get().status() != SandboxStatus.QUEUED) {
+      context.store().dequeue(id);
+      throw leftQueue(record.get());
     }
   }
 
@@ -278,7 +292,7 @@ final class StartQueue implements AutoCloseable {
     return false;
   }
 
-  /** The entries whose lease holds and whose record still waits. */
+  /** The entries whose create is alive (lease held, or waiting here) and whose record waits. */
   private List<QueueEntry> liveEntries(Instant now) {
     Set<String> queued =
         context.store().withStatus(EnumSet.of(SandboxStatus.QUEUED)).stream()
@@ -288,8 +302,13 @@ final class StartQueue implements AutoCloseable {
       return List.of();
     }
     return context.store().queue().stream()
-        .filter(e -> queued.contains(e.sandboxId()) && e.leaseUntil().isAfter(now))
+        .filter(e -> queued.contains(e.sandboxId()) && (e.leaseUntil().isAfter(now) || isMine(e)))
         .toList();
+  }
+
+  // A create waiting here is alive whatever its stored lease says (the renewal may lag).
+  private boolean isMine(QueueEntry entry) {
+    return entry.holder().equals(holder) && waiters.containsKey(entry.sandboxId());
   }
 
   private CapacityExceededException timedOut(Waiter waiter) {

@@ -95,7 +95,7 @@ class ProcessStartQueueTest {
         ControlPlaneConfig.builder(SECRET)
             .maxSandboxes(1)
             .startTimeout(READY)
-            .queue(new QueueSettings(100, Duration.ofMinutes(5), Duration.ofSeconds(1)))
+            .queue(new QueueSettings(100, Duration.ofMinutes(5), Duration.ofSeconds(2)))
             .build();
     ControlPlaneSandboxService created =
         ControlPlaneSandboxService.create(
