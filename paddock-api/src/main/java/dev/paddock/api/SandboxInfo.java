@@ -24,6 +24,7 @@ import java.util.Optional;
  *     running in it), as far as the control plane knows
  * @param unenforcedLimits the names ({@code cpus}, {@code memory}, {@code pids}, {@code disk}) of
  *     the asked-for limits its backend could not enforce; empty when all were or none was asked
+ * @param queue where it stands in the start queue; present only while {@link SandboxStatus#QUEUED}
  */
 public record SandboxInfo(
     String id,
@@ -37,7 +38,8 @@ public record SandboxInfo(
     SandboxSettings settings,
     Optional<Instant> timeoutAt,
     Optional<Instant> lastActivityAt,
-    List<String> unenforcedLimits) {
+    List<String> unenforcedLimits,
+    Optional<QueuePlace> queue) {
   public SandboxInfo {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(createdByUserId, "createdByUserId");
@@ -51,6 +53,37 @@ public record SandboxInfo(
     Objects.requireNonNull(timeoutAt, "timeoutAt");
     Objects.requireNonNull(lastActivityAt, "lastActivityAt");
     unenforcedLimits = List.copyOf(unenforcedLimits);
+    Objects.requireNonNull(queue, "queue");
+  }
+
+  /** A sandbox that is not queued. */
+  public SandboxInfo(
+      String id,
+      Optional<String> createdByUserId,
+      String sandboxSpecId,
+      SandboxStatus status,
+      Optional<String> sessionApiKey,
+      List<ExposedUrl> exposedUrls,
+      Instant createdAt,
+      Optional<String> statusDetail,
+      SandboxSettings settings,
+      Optional<Instant> timeoutAt,
+      Optional<Instant> lastActivityAt,
+      List<String> unenforcedLimits) {
+    this(
+        id,
+        createdByUserId,
+        sandboxSpecId,
+        status,
+        sessionApiKey,
+        exposedUrls,
+        createdAt,
+        statusDetail,
+        settings,
+        timeoutAt,
+        lastActivityAt,
+        unenforcedLimits,
+        Optional.empty());
   }
 
   /** A sandbox with no settings beyond its spec (OpenHands' shape). */
@@ -105,6 +138,25 @@ public record SandboxInfo(
         settings,
         timeoutAt,
         lastActivityAt,
-        unenforcedLimits);
+        unenforcedLimits,
+        queue);
+  }
+
+  /** The same sandbox showing {@code place} in the start queue. */
+  public SandboxInfo withQueue(QueuePlace place) {
+    return new SandboxInfo(
+        id,
+        createdByUserId,
+        sandboxSpecId,
+        status,
+        sessionApiKey,
+        exposedUrls,
+        createdAt,
+        statusDetail,
+        settings,
+        timeoutAt,
+        lastActivityAt,
+        unenforcedLimits,
+        Optional.of(place));
   }
 }

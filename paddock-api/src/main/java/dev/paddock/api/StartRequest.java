@@ -22,6 +22,8 @@ import java.util.Optional;
  * @param idleTimeout how long it may stay idle (the operator's default when empty)
  * @param onTimeout what to do at the timeout (default delete)
  * @param onIdle what to do when idle for {@code idleTimeout} (default pause)
+ * @param queueTimeout past capacity, how long to wait in the start queue for a slot instead of
+ *     failing at once (empty: fail at once, as without a queue)
  */
 public record StartRequest(
     Optional<String> specId,
@@ -34,7 +36,8 @@ public record StartRequest(
     Optional<Duration> timeout,
     Optional<Duration> idleTimeout,
     Optional<LifetimeAction> onTimeout,
-    Optional<LifetimeAction> onIdle) {
+    Optional<LifetimeAction> onIdle,
+    Optional<Duration> queueTimeout) {
   public StartRequest {
     Objects.requireNonNull(specId, "specId");
     Objects.requireNonNull(sandboxId, "sandboxId");
@@ -47,6 +50,33 @@ public record StartRequest(
     Objects.requireNonNull(idleTimeout, "idleTimeout");
     Objects.requireNonNull(onTimeout, "onTimeout");
     Objects.requireNonNull(onIdle, "onIdle");
+    Objects.requireNonNull(queueTimeout, "queueTimeout");
+  }
+
+  /** The same request without a queue timeout (what a start admitted from the queue runs). */
+  public StartRequest withoutQueue() {
+    return withQueue(Optional.empty());
+  }
+
+  /** The same request waiting up to {@code timeout} in the start queue. */
+  public StartRequest withQueueTimeout(Duration timeout) {
+    return withQueue(Optional.of(timeout));
+  }
+
+  private StartRequest withQueue(Optional<Duration> queue) {
+    return new StartRequest(
+        specId,
+        sandboxId,
+        image,
+        env,
+        resources,
+        labels,
+        workingDir,
+        timeout,
+        idleTimeout,
+        onTimeout,
+        onIdle,
+        queue);
   }
 
   /** The default spec, a new id, nothing else. */
@@ -71,6 +101,7 @@ public record StartRequest(
     private Optional<Duration> idleTimeout = Optional.empty();
     private Optional<LifetimeAction> onTimeout = Optional.empty();
     private Optional<LifetimeAction> onIdle = Optional.empty();
+    private Optional<Duration> queueTimeout = Optional.empty();
 
     private Builder() {}
 
@@ -129,6 +160,12 @@ public record StartRequest(
       return this;
     }
 
+    /** Past capacity, wait up to {@code timeout} in the start queue for a slot. */
+    public Builder queueTimeout(Duration timeout) {
+      this.queueTimeout = Optional.of(timeout);
+      return this;
+    }
+
     public StartRequest build() {
       return new StartRequest(
           specId,
@@ -141,7 +178,8 @@ public record StartRequest(
           timeout,
           idleTimeout,
           onTimeout,
-          onIdle);
+          onIdle,
+          queueTimeout);
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.paddock.cli;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.paddock.api.ExposedUrl;
+import dev.paddock.api.QueuePlace;
 import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxSettings;
@@ -44,7 +45,27 @@ final class Printer {
     m.put(
         "last_activity_at",
         s.lastActivityAt().map(DateTimeFormatter.ISO_INSTANT::format).orElse(null));
+    s.queue()
+        .ifPresent(
+            q ->
+                m.put(
+                    "queue",
+                    Map.of(
+                        "position", q.position(),
+                        "length", q.length(),
+                        "deadline", DateTimeFormatter.ISO_INSTANT.format(q.deadline()))));
     return m;
+  }
+
+  /** "position 2 of 5, expected wait ~40 s, gives up at ..." */
+  static String queueText(QueuePlace q) {
+    return "position "
+        + q.position()
+        + " of "
+        + q.length()
+        + q.expectedWait().map(w -> ", expected wait ~" + w.toSeconds() + " s").orElse("")
+        + ", gives up at "
+        + DateTimeFormatter.ISO_INSTANT.format(q.deadline());
   }
 
   static Map<String, Object> resources(Resources r) {
@@ -127,6 +148,7 @@ final class Printer {
   static void details(PrintStream out, SandboxInfo s) {
     out.println("id:          " + s.id());
     out.println("status:      " + s.status());
+    s.queue().ifPresent(q -> out.println("queue:       " + queueText(q)));
     out.println("spec:        " + s.sandboxSpecId());
     out.println("owner:       " + s.createdByUserId().orElse("-"));
     out.println("created:     " + DateTimeFormatter.ISO_INSTANT.format(s.createdAt()));

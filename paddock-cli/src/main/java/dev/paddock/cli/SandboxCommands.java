@@ -122,11 +122,22 @@ final class SandboxCommands {
         description = "seconds to wait for RUNNING (default 120)")
     int waitTimeout = 120;
 
+    @Option(
+        names = "--queue-timeout",
+        paramLabel = "DURATION",
+        description =
+            "at capacity, wait this long in the server's start queue for a slot (e.g. 300 or 5m)"
+                + " instead of failing at once")
+    String queueTimeout;
+
     @Override
     public Integer call() {
       StartRequest request = request();
       if (!noWait && !connection.json) {
-        System.err.println("creating sandbox, waiting until it runs...");
+        System.err.println(
+            queueTimeout == null
+                ? "creating sandbox, waiting until it runs..."
+                : "creating sandbox (waiting in the start queue if at capacity)...");
       }
       SandboxInfo info =
           connection.client().create(request, !noWait, Duration.ofSeconds(waitTimeout));
@@ -149,6 +160,7 @@ final class SandboxCommands {
       duration("--idle-timeout", idleTimeout).ifPresent(request::idleTimeout);
       action("--on-timeout", onTimeout).ifPresent(request::onTimeout);
       action("--on-idle", onIdle).ifPresent(request::onIdle);
+      duration("--queue-timeout", queueTimeout).ifPresent(request::queueTimeout);
       return request.build();
     }
 

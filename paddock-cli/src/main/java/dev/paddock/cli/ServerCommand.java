@@ -18,6 +18,7 @@ import dev.paddock.controlplane.ControlPlaneConfig;
 import dev.paddock.controlplane.ControlPlaneSandboxService;
 import dev.paddock.controlplane.ControlPlaneSettings;
 import dev.paddock.controlplane.ForwardedEnvironment;
+import dev.paddock.controlplane.QueueSettings;
 import dev.paddock.controlplane.SandboxEvents;
 import dev.paddock.controlplane.SandboxLimits;
 import dev.paddock.http.HttpServerConfig;
@@ -270,6 +271,16 @@ final class ServerCommand implements Callable<Integer> {
                   public void startFailed(String sandboxId, RuntimeFailure.Kind kind) {
                     metrics.startFailed(kind.id());
                   }
+
+                  @Override
+                  public void queueAdmitted(String sandboxId, Duration waited) {
+                    metrics.queueAdmitted(waited.toNanos() / 1e9);
+                  }
+
+                  @Override
+                  public void queueTimedOut(String sandboxId, Duration waited) {
+                    metrics.queueTimedOut();
+                  }
                 });
     settings.find(ControlPlaneSettings.MAX_SANDBOXES).ifPresent(config::maxSandboxes);
     settings
@@ -281,6 +292,7 @@ final class ServerCommand implements Callable<Integer> {
     config.pauseOldest(settings.get(ControlPlaneSettings.PAUSE_OLDEST));
     config.archives(ArchiveSettings.fromSettings(settings));
     config.limits(SandboxLimits.fromSettings(settings));
+    config.queue(QueueSettings.fromSettings(settings));
     config.archiveStore(archiveStore);
     return config.build();
   }

@@ -32,9 +32,12 @@ final class Http {
     this.headerValue = headerValue;
   }
 
+  /** How long one request may take, unless a call stretches it. */
+  static final Duration TIMEOUT = Duration.ofMinutes(15);
+
   HttpRequest.Builder request(String pathAndQuery) {
     return HttpRequest.newBuilder(base.resolve(pathAndQuery))
-        .timeout(Duration.ofMinutes(15))
+        .timeout(TIMEOUT)
         .header(headerName, headerValue);
   }
 

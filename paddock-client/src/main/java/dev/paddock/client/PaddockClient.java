@@ -4,6 +4,7 @@ import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.LifetimeAction;
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
+import dev.paddock.api.QueuePlace;
 import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxInfo;
@@ -54,19 +55,25 @@ public final class PaddockClient {
 
   /**
    * Creates a sandbox as {@code request} asks (image, env, resources, labels, lifetimes); with
-   * {@code wait}, returns once it is RUNNING and its agent answers.
+   * {@code wait}, returns once it is RUNNING and its agent answers. With a {@linkplain
+   * StartRequest#queueTimeout() queue timeout}, a create past capacity waits in the server's start
+   * queue up to that long for a slot (the call blocks meanwhile; the HTTP request timeout is
+   * stretched to cover it) and fails with "at capacity" (429) only after it.
    */
   public SandboxInfo create(StartRequest request, boolean wait, Duration timeout) {
     StringBuilder query = new StringBuilder("/api/v1/sandboxes?wait=").append(wait);
     if (wait) {
       query.append("&timeout=").append(Math.max(1, timeout.toSeconds()));
     }
-    return sandbox(
-        http.object(
-            http.request(query.toString())
-                .header("Content-Type", "application/json")
-                .POST(Http.body(createBody(request)))
-                .build()));
+    request
+        .queueTimeout()
+        .ifPresent(q -> query.append("&queue_timeout=").append(Math.max(1, q.toSeconds())));
+    HttpRequest.Builder post =
+        http.request(query.toString())
+            .header("Content-Type", "application/json")
+            .POST(Http.body(createBody(request)));
+    request.queueTimeout().ifPresent(q -> post.timeout(Http.TIMEOUT.plus(q)));
+    return sandbox(http.object(post.build()));
   }
 
   private static Map<String, Object> createBody(StartRequest request) {
@@ -352,7 +359,9 @@ public final class PaddockClient {
         (String) m.get("id"),
         Optional.ofNullable((String) m.get("created_by_user_id")),
         (String) m.get("sandbox_spec_id"),
-        SandboxStatus.valueOf((String) m.get("status")),
+        m.get("queue") instanceof Map<?, ?>
+            ? SandboxStatus.QUEUED
+            : SandboxStatus.valueOf((String) m.get("status")),
         Optional.ofNullable((String) m.get("session_api_key")),
         urls,
         Instant.parse((String) m.get("created_at")),
@@ -362,7 +371,26 @@ public final class PaddockClient {
         instant(m.get("last_activity_at")),
         m.get("resources_unenforced") instanceof List<?> l
             ? l.stream().map(String::valueOf).toList()
-            : List.of());
+            : List.of(),
+        queuePlace(m.get("queue")));
+  }
+
+  // The server shows a queued sandbox as STARTING (OpenHands' enum) with this object.
+  private static Optional<QueuePlace> queuePlace(Object value) {
+    if (!(value instanceof Map<?, ?> q)
+        || !(q.get("position") instanceof Number position)
+        || !(q.get("length") instanceof Number length)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new QueuePlace(
+            position.intValue(),
+            length.intValue(),
+            Instant.parse((String) q.get("enqueued_at")),
+            Instant.parse((String) q.get("deadline")),
+            q.get("expected_wait_seconds") instanceof Number n
+                ? Optional.of(Duration.ofSeconds(n.longValue()))
+                : Optional.empty()));
   }
 
   private static SandboxSettings settings(Map<String, Object> m) {

@@ -35,6 +35,7 @@ import java.util.Optional;
  * @param replicaLease how long this replica's heartbeat and background lease last without renewal
  *     (default 15 s; renewed every third of it): a replica killed mid-operation is taken over this
  *     long after its last heartbeat
+ * @param queue the start queue's bounds (default {@link QueueSettings#DEFAULTS})
  */
 public record ControlPlaneConfig(
     int maxSandboxes,
@@ -49,7 +50,8 @@ public record ControlPlaneConfig(
     Optional<ArchiveStore> archiveStore,
     SandboxLimits limits,
     String replicaId,
-    Duration replicaLease) {
+    Duration replicaLease,
+    QueueSettings queue) {
   /** The fewest bytes a master secret may have. */
   public static final int MIN_SECRET_BYTES = 32;
 
@@ -74,6 +76,7 @@ public record ControlPlaneConfig(
       throw new IllegalArgumentException("the replica id must not be blank");
     }
     requirePositive(replicaLease, "replicaLease");
+    Objects.requireNonNull(queue, "queue");
     if (archives.enabled() && archiveStore.isEmpty()) {
       throw new IllegalArgumentException("archiving is enabled but no archive store is set");
     }
@@ -94,7 +97,8 @@ public record ControlPlaneConfig(
         archiveStore,
         limits,
         replicaId,
-        replicaLease);
+        replicaLease,
+        queue);
   }
 
   /** A builder with the defaults above and the given master secret. */
@@ -132,6 +136,8 @@ public record ControlPlaneConfig(
         + replicaId
         + ", replicaLease="
         + replicaLease
+        + ", queue="
+        + queue
         + "]";
   }
 
@@ -150,6 +156,7 @@ public record ControlPlaneConfig(
     private SandboxLimits limits = SandboxLimits.NONE;
     private String replicaId = newReplicaId();
     private Duration replicaLease = Duration.ofSeconds(15);
+    private QueueSettings queue = QueueSettings.DEFAULTS;
 
     private Builder(String masterSecret) {
       this.masterSecret = Objects.requireNonNull(masterSecret, "masterSecret");
@@ -221,6 +228,11 @@ public record ControlPlaneConfig(
       return "cp-" + java.util.HexFormat.of().formatHex(bytes);
     }
 
+    public Builder queue(QueueSettings queue) {
+      this.queue = queue;
+      return this;
+    }
+
     public ControlPlaneConfig build() {
       return new ControlPlaneConfig(
           maxSandboxes,
@@ -235,7 +247,8 @@ public record ControlPlaneConfig(
           archiveStore,
           limits,
           replicaId,
-          replicaLease);
+          replicaLease,
+          queue);
     }
   }
 }

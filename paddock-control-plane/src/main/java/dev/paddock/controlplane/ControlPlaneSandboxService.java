@@ -4,6 +4,7 @@ import dev.paddock.api.Caller;
 import dev.paddock.api.KeyDigest;
 import dev.paddock.api.Page;
 import dev.paddock.api.PageRequest;
+import dev.paddock.api.QueuePlace;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxFilter;
 import dev.paddock.api.SandboxInfo;
@@ -121,7 +122,11 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
    * the start timeout becomes ERROR. Safe to call at any time.
    */
   public ReconcileReport reconcile() {
-    return reconciler.run();
+    try {
+      return reconciler.run();
+    } finally {
+      lifecycle.queue().signal(); // sandboxes found gone free their slots
+    }
   }
 
   /**
@@ -162,7 +167,11 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
    * @return the ids of the sandboxes it paused or deleted
    */
   public List<String> enforceLifetimes() {
-    return lifetimes.enforce();
+    try {
+      return lifetimes.enforce();
+    } finally {
+      lifecycle.queue().signal(); // slots freed by pauses and deletes go to the queue
+    }
   }
 
   @Override
@@ -172,17 +181,35 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
     }
     Optional<String> owner = caller.admin() ? Optional.empty() : caller.userId();
     Page<SandboxRecord> records = store.page(owner, filter, page);
-    return new Page<>(records.items().stream().map(views::live).toList(), records.nextPageId());
+    return new Page<>(shown(records.items()), records.nextPageId());
   }
 
   @Override
   public Optional<SandboxInfo> get(Caller caller, String sandboxId) {
-    return visible(caller, sandboxId).map(views::live);
+    return visible(caller, sandboxId).map(r -> shown(List.of(r)).getFirst());
   }
 
   @Override
   public List<Optional<SandboxInfo>> batchGet(Caller caller, List<String> sandboxIds) {
     return sandboxIds.stream().map(id -> get(caller, id)).toList();
+  }
+
+  /** The records as callers see them; a QUEUED one with its place in the start queue. */
+  private List<SandboxInfo> shown(List<SandboxRecord> records) {
+    List<SandboxInfo> live = records.stream().map(views::live).toList();
+    if (live.stream().noneMatch(i -> i.status() == SandboxStatus.QUEUED)) {
+      return live;
+    }
+    Map<String, Optional<QueuePlace>> places = lifecycle.queue().places();
+    return live.stream()
+        .map(
+            i ->
+                places
+                    .getOrDefault(i.id(), Optional.empty())
+                    .filter(p -> i.status() == SandboxStatus.QUEUED)
+                    .map(i::withQueue)
+                    .orElse(i))
+        .toList();
   }
 
   @Override
@@ -199,6 +226,9 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
 
   @Override
   public SandboxInfo start(Caller caller, StartRequest request) {
+    if (request.queueTimeout().isPresent()) {
+      return log.start(caller, request.specId(), () -> lifecycle.queue().start(caller, request));
+    }
     return log.start(caller, request.specId(), () -> lifecycle.start(caller, request));
   }
 
@@ -276,7 +306,11 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
         sandboxId,
         record,
         () -> {
-          record.ifPresent(r -> lifecycle.pause(sandboxId));
+          try {
+            record.ifPresent(r -> lifecycle.pause(sandboxId));
+          } finally {
+            lifecycle.queue().signal(); // a slot may be free now
+          }
           return record.isPresent();
         },
         LifecycleLog::okOrNotFound);
@@ -314,10 +348,21 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
         sandboxId,
         record,
         () -> {
-          record.ifPresent(r -> lifecycle.delete(sandboxId));
+          try {
+            record.ifPresent(r -> deleteQueuedOrStarted(sandboxId));
+          } finally {
+            lifecycle.queue().signal(); // a slot may be free now
+          }
           return record.isPresent();
         },
         LifecycleLog::okOrNotFound);
+  }
+
+  // A QUEUED sandbox has no runtime or workspace: it only leaves the queue (and its create fails).
+  private void deleteQueuedOrStarted(String sandboxId) {
+    if (!lifecycle.queue().cancel(sandboxId)) {
+      lifecycle.delete(sandboxId);
+    }
   }
 
   /**
@@ -344,7 +389,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
             throw new SandboxException(
                 "sandbox " + sandboxId + " is " + info.status() + ", not starting",
                 Optional.of(sandboxId));
-        case STARTING -> {
+        case QUEUED, STARTING -> {
           long left = deadline - System.nanoTime();
           if (left <= 0) {
             throw new SandboxStartException(TOO_SLOW, sandboxId);
@@ -417,6 +462,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
    */
   @Override
   public void close() {
+    lifecycle.queue().close(); // creates waiting for a slot are told so, before starts are awaited
     CompletableFuture<?>[] pending = lifecycle.allInFlight().toArray(CompletableFuture[]::new);
     try {
       CompletableFuture.allOf(pending).get(config.startTimeout().toNanos(), TimeUnit.NANOSECONDS);

@@ -105,6 +105,16 @@ final class LifecycleLog implements SandboxEvents {
     }
   }
 
+  @Override
+  public void queueAdmitted(String sandboxId, Duration waited) {
+    next.queueAdmitted(sandboxId, waited);
+  }
+
+  @Override
+  public void queueTimedOut(String sandboxId, Duration waited) {
+    next.queueTimedOut(sandboxId, waited);
+  }
+
   private LoggingEventBuilder background(String outcome, String sandboxId, long tookMillis) {
     Optional<SandboxRecord> record = Optional.empty();
     try {

@@ -151,7 +151,8 @@ final class Reconciler {
    * one (another replica's start) fails only past the start timeout.
    */
   private void failIfAbandoned(SandboxRecord record, Report report) {
-    Instant deadline = record.createdAt().plus(config.startTimeout());
+    // Since it turned STARTING: a create admitted from the start queue was created earlier.
+    Instant deadline = record.updatedAt().plus(config.startTimeout());
     boolean earlier = record.updatedAt().isBefore(booted);
     if (record.status() != SandboxStatus.STARTING
         || (!earlier && config.clock().instant().isBefore(deadline))) {

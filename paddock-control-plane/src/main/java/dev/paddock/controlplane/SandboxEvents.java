@@ -24,4 +24,10 @@ public interface SandboxEvents {
    * enforceLifetimes}.
    */
   default void lifetimeEnded(String sandboxId, String reason, LifetimeAction action) {}
+
+  /** A create that waited {@code waited} in the start queue got its slot. */
+  default void queueAdmitted(String sandboxId, Duration waited) {}
+
+  /** A create gave up after waiting {@code waited} in the start queue without a slot. */
+  default void queueTimedOut(String sandboxId, Duration waited) {}
 }

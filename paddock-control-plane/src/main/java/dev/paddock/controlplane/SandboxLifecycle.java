@@ -28,6 +28,7 @@ final class SandboxLifecycle {
   private final SandboxResumer resumer;
   private final SandboxDeleter deleter;
   private final WorkspaceCapture capture;
+  private final StartQueue queue;
 
   SandboxLifecycle(
       SandboxStore store,
@@ -59,6 +60,7 @@ final class SandboxLifecycle {
     this.snapshots = new InitialSnapshots(context, archiver);
     this.plans = new StartPlans(specs, config.limits());
     this.starter = new SandboxStarter(context, plans, capacity, snapshots);
+    this.queue = StartQueue.open(context, starter, plans);
     this.resumer = new SandboxResumer(context, capacity);
     this.capture = new WorkspaceCapture(context, archiver);
     this.deleter = new SandboxDeleter(context, capture);
@@ -88,6 +90,11 @@ final class SandboxLifecycle {
 
   SandboxInfo start(Caller caller, StartRequest request) {
     return starter.start(caller, request);
+  }
+
+  /** The start queue, for creates that ask to wait for a slot. */
+  StartQueue queue() {
+    return queue;
   }
 
   StartPlans plans() {

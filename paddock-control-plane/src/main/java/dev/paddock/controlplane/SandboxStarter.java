@@ -23,6 +23,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,47 +55,120 @@ final class SandboxStarter {
   SandboxInfo start(Caller caller, StartRequest request) {
     Instant now = context.config().clock().instant();
     StartPlans.Plan plan = plans.plan(request, now);
-    SandboxSpec spec = plan.spec();
     String id = request.sandboxId().map(SandboxStarter::validId).orElseGet(this::newId);
     SandboxPermits.Permit permit =
         context
             .permits()
             .tryAcquire(id)
             .orElseThrow(() -> idTaken(id)); // someone is changing that id now
+    return launch(
+            caller,
+            plan,
+            permit,
+            (generation, keyHash) ->
+                Optional.of(
+                    insert(
+                        newRecord(id, caller, plan, now)
+                            .withKey(generation, Optional.of(keyHash))
+                            .withOperation(Optional.of(startClaim())))))
+        .orElseThrow();
+  }
+
+  /**
+   * Starts the QUEUED sandbox {@code id} from {@code request} if capacity admits it and {@code
+   * turn} (asked under the admission lock) says it is next; empty otherwise, changing nothing. Its
+   * lifetime starts now, not when it joined the queue.
+   *
+   * @throws dev.paddock.api.CapacityExceededException when no slot is free
+   * @throws dev.paddock.api.SandboxException when the sandbox left the queue (deleted, or failed)
+   */
+  Optional<SandboxInfo> startQueued(
+      Caller caller, StartRequest request, String id, BooleanSupplier turn) {
+    Instant now = context.config().clock().instant();
+    StartPlans.Plan plan = plans.plan(request, now);
+    SandboxPermits.Permit permit = context.awaitPermit(id, "started");
+    return launch(
+        caller,
+        plan,
+        permit,
+        (generation, keyHash) ->
+            turn.getAsBoolean()
+                ? Optional.of(admitted(id, plan, now, generation, keyHash))
+                : Optional.empty());
+  }
+
+  /** Makes the new sandbox count against capacity (under the admission lock); empty: not now. */
+  @FunctionalInterface
+  private interface Reservation {
+    Optional<SandboxRecord> reserve(long generation, String keyHash);
+  }
+
+  /**
+   * Admits and begins the start of {@code permit}'s sandbox; the start task then holds the permit.
+   * When {@code reservation} declines, releases everything and returns empty.
+   */
+  private Optional<SandboxInfo> launch(
+      Caller caller, StartPlans.Plan plan, SandboxPermits.Permit permit, Reservation reservation) {
+    String id = permit.sandboxId();
+    SandboxSpec spec = plan.spec();
     CompletableFuture<Void> done = null;
-    String key;
-    SandboxRecord record;
+    boolean launched = false;
     try {
       long generation = context.keys().firstGeneration();
-      key = context.keys().sessionKey(id, generation);
+      String key = context.keys().sessionKey(id, generation);
       String keyHash = KeyDigest.sha256Hex(key);
       // Registered before the record exists, so a waiter never finds STARTING without a future.
       done = context.inFlight().begin(id);
-      record =
-          capacity.admit(
-              caller.userId(),
-              id,
-              () ->
-                  insert(
-                      newRecord(id, caller, plan, now)
-                          .withKey(generation, Optional.of(keyHash))
-                          .withOperation(
-                              Optional.of(context.claims().mine(SandboxOperation.Kind.START)))));
+      Optional<SandboxRecord> record =
+          capacity.admit(caller.userId(), id, () -> reservation.reserve(generation, keyHash));
+      if (record.isEmpty()) {
+        return Optional.empty();
+      }
       CompletableFuture<Void> started = done;
       Thread.ofVirtual()
           .name("paddock-start-" + id)
           .start(() -> runStart(id, spec, launchKey(spec, key), keyHash, permit, started));
-    } catch (RuntimeException | Error e) {
-      if (done != null) {
-        context.inFlight().end(id, done);
+      launched = true;
+      return Optional.of(context.views().issued(record.get(), List.of(), key));
+    } finally {
+      if (!launched) {
+        if (done != null) {
+          context.inFlight().end(id, done);
+        }
+        permit.close();
       }
-      permit.close();
-      throw e;
     }
-    return context.views().issued(record, List.of(), key);
   }
 
-  private static String validId(String id) {
+  /** This replica's claim on a start: another replica leaves the record alone while it lives. */
+  private SandboxOperation startClaim() {
+    return context.claims().mine(SandboxOperation.Kind.START);
+  }
+
+  /** The QUEUED record turned STARTING with its key and lifetime, and out of the queue. */
+  private SandboxRecord admitted(
+      String id, StartPlans.Plan plan, Instant now, long generation, String keyHash) {
+    SandboxRecord started =
+        context
+            .records()
+            .change(
+                id,
+                r -> {
+                  if (r.status() != SandboxStatus.QUEUED) {
+                    throw StartQueue.leftQueue(r);
+                  }
+                  return r.withStatus(SandboxStatus.STARTING, none())
+                      .withKey(generation, Optional.of(keyHash))
+                      .withTimeoutAt(plan.timeoutAt())
+                      .withLastActivityAt(Optional.of(now))
+                      .withOperation(Optional.of(startClaim()));
+                })
+            .orElseThrow(() -> StartQueue.deletedWhileQueued(id));
+    context.store().dequeue(id);
+    return started;
+  }
+
+  static String validId(String id) {
     if (!ID.matcher(id).matches()) {
       throw InvalidRequestException.badRequest(
           "malformed sandbox id '"
@@ -105,7 +179,7 @@ final class SandboxStarter {
     return id;
   }
 
-  private String newId() {
+  String newId() {
     byte[] bytes = new byte[8];
     random.nextBytes(bytes);
     return "sb-" + HEX.formatHex(bytes);
@@ -115,7 +189,7 @@ final class SandboxStarter {
    * The same answer whoever holds the id (the caller, another user, a create under way): ids are
    * one namespace for all users, so "not available" cannot be hidden, but the owner is never named.
    */
-  private static InvalidRequestException idTaken(String id) {
+  static InvalidRequestException idTaken(String id) {
     return InvalidRequestException.badRequest(
         "sandbox id '"
             + id

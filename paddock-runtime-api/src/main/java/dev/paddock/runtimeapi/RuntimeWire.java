@@ -22,7 +22,7 @@ final class RuntimeWire {
   static String status(RuntimeSessions.Live live) {
     return switch (live.status()) {
       case RUNNING -> "running";
-      case STARTING -> "starting";
+      case QUEUED, STARTING -> "starting";
       case PAUSED -> "paused";
       case ERROR -> "error";
       case MISSING -> "stopped";
@@ -42,6 +42,7 @@ final class RuntimeWire {
     return switch (live.status()) {
       case RUNNING -> "ready";
       case STARTING -> live.session().handle().isPresent() ? "running" : "pending";
+      case QUEUED -> "pending";
       case PAUSED, MISSING -> "not found";
       case ERROR -> "failed";
     };

@@ -1,8 +1,11 @@
 package dev.paddock.server;
 
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.store.QueueEntry;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +28,10 @@ public final class Metrics {
   private final DoubleAdder startSum = new DoubleAdder();
   private final Map<String, LongAdder> startFailures = new ConcurrentHashMap<>();
   private final Map<RequestKey, LongAdder> requests = new ConcurrentHashMap<>();
+  private final AtomicLong[] queueBuckets = new AtomicLong[START_BUCKETS.length];
+  private final LongAdder queueCount = new LongAdder();
+  private final DoubleAdder queueSum = new DoubleAdder();
+  private final LongAdder queueTimeouts = new LongAdder();
 
   /** The route label of a request that matched no route: one series, whatever the path. */
   static final String UNMATCHED = "unmatched";
@@ -38,6 +45,7 @@ public final class Metrics {
   public Metrics() {
     for (int i = 0; i < startBuckets.length; i++) {
       startBuckets[i] = new AtomicLong();
+      queueBuckets[i] = new AtomicLong();
     }
   }
 
@@ -50,6 +58,22 @@ public final class Metrics {
         startBuckets[i].incrementAndGet();
       }
     }
+  }
+
+  /** A create waited this many seconds in the start queue, then got its slot. */
+  public void queueAdmitted(double seconds) {
+    queueCount.increment();
+    queueSum.add(seconds);
+    for (int i = 0; i < START_BUCKETS.length; i++) {
+      if (seconds <= START_BUCKETS[i]) {
+        queueBuckets[i].incrementAndGet();
+      }
+    }
+  }
+
+  /** A create gave up waiting in the start queue (its queue timeout passed). */
+  public void queueTimedOut() {
+    queueTimeouts.increment();
   }
 
   /** A start failed with this failure class (e.g. {@code EXITED}). */
@@ -112,6 +136,7 @@ public final class Metrics {
                 .append("\"} ")
                 .append(n.sum())
                 .append('\n'));
+    queue(out, store);
     out.append("# HELP paddock_http_requests_total Requests by route and status code.\n");
     out.append("# TYPE paddock_http_requests_total counter\n");
     requests.forEach(
@@ -126,6 +151,40 @@ public final class Metrics {
                 .append(n.sum())
                 .append('\n'));
     return out.toString();
+  }
+
+  /** The start queue: its length and oldest wait (from the store), waits and timeouts (here). */
+  private void queue(StringBuilder out, SandboxStore store) {
+    List<QueueEntry> queued = store.queue();
+    double oldest =
+        queued.stream()
+            .map(QueueEntry::enqueuedAt)
+            .min(Instant::compareTo)
+            .map(t -> Math.max(0, Duration.between(t, Instant.now()).toMillis() / 1000.0))
+            .orElse(0.0);
+    out.append("# HELP paddock_queue_length Creates waiting in the start queue (all replicas).\n");
+    out.append("# TYPE paddock_queue_length gauge\n");
+    out.append("paddock_queue_length ").append(queued.size()).append('\n');
+    out.append("# HELP paddock_queue_oldest_wait_seconds How long the oldest waiting create has");
+    out.append(" waited.\n# TYPE paddock_queue_oldest_wait_seconds gauge\n");
+    out.append("paddock_queue_oldest_wait_seconds ").append(oldest).append('\n');
+    out.append("# HELP paddock_queue_wait_seconds Time admitted creates waited in the queue.\n");
+    out.append("# TYPE paddock_queue_wait_seconds histogram\n");
+    for (int i = 0; i < START_BUCKETS.length; i++) {
+      out.append("paddock_queue_wait_seconds_bucket{le=\"")
+          .append(START_BUCKETS[i])
+          .append("\"} ")
+          .append(queueBuckets[i].get())
+          .append('\n');
+    }
+    out.append("paddock_queue_wait_seconds_bucket{le=\"+Inf\"} ")
+        .append(queueCount.sum())
+        .append('\n');
+    out.append("paddock_queue_wait_seconds_sum ").append(queueSum.sum()).append('\n');
+    out.append("paddock_queue_wait_seconds_count ").append(queueCount.sum()).append('\n');
+    out.append("# HELP paddock_queue_timeouts_total Creates that gave up waiting in the queue.\n");
+    out.append("# TYPE paddock_queue_timeouts_total counter\n");
+    out.append("paddock_queue_timeouts_total ").append(queueTimeouts.sum()).append('\n');
   }
 
   /**

@@ -142,7 +142,7 @@ final class SandboxRoutes {
    * body's {@code timeout} is the sandbox's lifetime.
    */
   private void create(Call call) throws IOException {
-    call.allowQuery(Set.of("sandbox_spec_id", "sandbox_id", "wait", "timeout"));
+    call.allowQuery(Set.of("sandbox_spec_id", "sandbox_id", "wait", "timeout", "queue_timeout"));
     Caller caller = auth.require(call).caller();
     boolean wait = call.queryBoolean("wait").orElse(false);
     Duration timeout =
@@ -150,6 +150,10 @@ final class SandboxRoutes {
     StartRequest request =
         SandboxBodies.parse(call.smallBody(), SandboxBodies.CREATE_FIELDS)
             .startRequest(call.query("sandbox_spec_id"), call.query("sandbox_id"));
+    Optional<Duration> queueTimeout = queueTimeout(call);
+    if (queueTimeout.isPresent()) {
+      request = request.withQueueTimeout(queueTimeout.get());
+    }
     SandboxInfo started = sandboxes.start(caller, request);
     if (wait) {
       SandboxInfo running = sandboxes.waitUntilRunning(caller, started.id(), timeout);
@@ -157,6 +161,28 @@ final class SandboxRoutes {
       return;
     }
     call.sendJson(200, view(call, started));
+  }
+
+  /**
+   * {@code queue_timeout=S}: whole seconds, at least 1; the service checks the operator's maximum.
+   * Any other value is a 400 naming it.
+   */
+  private static Optional<Duration> queueTimeout(Call call) {
+    Optional<String> raw = call.query("queue_timeout");
+    if (raw.isEmpty()) {
+      return Optional.empty();
+    }
+    long seconds;
+    try {
+      seconds = Long.parseLong(raw.get().strip());
+    } catch (NumberFormatException e) {
+      throw HttpError.badRequest(
+          "queue_timeout must be a whole number of seconds, got '" + raw.get() + "'");
+    }
+    if (seconds < 1) {
+      throw HttpError.badRequest("queue_timeout must be at least 1 second, got " + seconds);
+    }
+    return Optional.of(Duration.ofSeconds(seconds));
   }
 
   /** {@code PATCH /api/v1/sandboxes/{id}} with {@code {"labels": {...}}}: replaces the labels. */

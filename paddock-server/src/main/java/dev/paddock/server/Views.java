@@ -2,10 +2,12 @@ package dev.paddock.server;
 
 import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.Page;
+import dev.paddock.api.QueuePlace;
 import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxSettings;
 import dev.paddock.api.SandboxSpec;
+import dev.paddock.api.SandboxStatus;
 import dev.paddock.store.ApiKeyRecord;
 import dev.paddock.store.UserRecord;
 import java.time.Duration;
@@ -30,7 +32,12 @@ final class Views {
     m.put("id", info.id());
     m.put("created_by_user_id", info.createdByUserId().orElse(null));
     m.put("sandbox_spec_id", info.sandboxSpecId());
-    m.put("status", info.status().name());
+    // OpenHands' status enum has no QUEUED: a queued sandbox is STARTING there, with "queue" set.
+    m.put(
+        "status",
+        info.status() == SandboxStatus.QUEUED
+            ? SandboxStatus.STARTING.name()
+            : info.status().name());
     m.put("session_api_key", info.sessionApiKey().orElse(null));
     List<Map<String, Object>> urls = new ArrayList<>();
     for (ExposedUrl url : info.exposedUrls()) {
@@ -54,7 +61,21 @@ final class Views {
     m.put("on_timeout", settings.onTimeout().wireName());
     m.put("on_idle", settings.onIdle().wireName());
     m.put("last_activity_at", info.lastActivityAt().map(Views::time).orElse(null));
+    m.put("queue", info.status() == SandboxStatus.QUEUED ? queue(info) : null);
     return m;
+  }
+
+  /** Where a QUEUED sandbox stands; position and wait are null when no live entry was found. */
+  private static Map<String, Object> queue(SandboxInfo info) {
+    Map<String, Object> q = new LinkedHashMap<>();
+    q.put("position", info.queue().map(QueuePlace::position).orElse(null));
+    q.put("length", info.queue().map(QueuePlace::length).orElse(null));
+    q.put("enqueued_at", info.queue().map(p -> time(p.enqueuedAt())).orElse(null));
+    q.put("deadline", info.queue().map(p -> time(p.deadline())).orElse(null));
+    q.put(
+        "expected_wait_seconds",
+        info.queue().flatMap(QueuePlace::expectedWait).map(Duration::toSeconds).orElse(null));
+    return q;
   }
 
   /** Limits by their create names, memory and disk in bytes; absent limits are left out. */

@@ -21,6 +21,7 @@ final class JdbcSandboxStore implements SandboxStore {
   private final UserTable users;
   private final WebhookTable webhooks;
   private final ReplicaTable replicas;
+  private final QueueTable queue;
 
   JdbcSandboxStore(Database database, Clock clock) {
     this.database = database;
@@ -28,6 +29,7 @@ final class JdbcSandboxStore implements SandboxStore {
     this.users = new UserTable(database);
     this.webhooks = new WebhookTable(database, clock);
     this.replicas = new ReplicaTable(database, clock);
+    this.queue = new QueueTable(database);
   }
 
   @Override
@@ -67,6 +69,27 @@ final class JdbcSandboxStore implements SandboxStore {
   @Override
   public List<SandboxRecord> withStatus(Collection<SandboxStatus> statuses) {
     return sandboxes.withStatus(List.copyOf(statuses));
+  }
+
+  @Override
+  public QueueEntry enqueue(QueueEntry entry) {
+    return queue.insert(requireNonNull(entry, "entry"));
+  }
+
+  @Override
+  public List<QueueEntry> queue() {
+    return queue.all();
+  }
+
+  @Override
+  public int renewQueueLeases(String holder, Collection<String> sandboxIds, Instant until) {
+    return queue.renew(
+        requireNonNull(holder, "holder"), List.copyOf(sandboxIds), requireNonNull(until, "until"));
+  }
+
+  @Override
+  public boolean dequeue(String sandboxId) {
+    return queue.remove(requireNonNull(sandboxId, "sandboxId"));
   }
 
   @Override

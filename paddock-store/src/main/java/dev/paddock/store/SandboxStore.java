@@ -57,6 +57,23 @@ public interface SandboxStore extends AutoCloseable {
   /** Every sandbox in one of {@code statuses} (for capacity checks and reconciliation). */
   List<SandboxRecord> withStatus(Collection<SandboxStatus> statuses);
 
+  // The start queue (creates waiting for a slot; see QueueEntry)
+
+  /** Adds a create to the start queue. @throws ConflictException if the id is queued already */
+  QueueEntry enqueue(QueueEntry entry);
+
+  /** Every queued create in admission order: {@code turn}, then {@code enqueuedAt}, then id. */
+  List<QueueEntry> queue();
+
+  /**
+   * Moves the lease of {@code holder}'s entries among {@code sandboxIds} to {@code until}; returns
+   * how many it moved (entries removed meanwhile, or another holder's, are left alone).
+   */
+  int renewQueueLeases(String holder, Collection<String> sandboxIds, Instant until);
+
+  /** Removes a create from the start queue; false when it was not there. */
+  boolean dequeue(String sandboxId);
+
   // Users and API keys
 
   /**

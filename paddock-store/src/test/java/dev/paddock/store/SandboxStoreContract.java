@@ -2,6 +2,7 @@ package dev.paddock.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.paddock.api.LifetimeAction;
 import dev.paddock.api.Page;
@@ -72,6 +73,75 @@ public abstract class SandboxStoreContract {
         database.close();
       }
     }
+  }
+
+  // The start queue
+
+  private static QueueEntry entry(String id, Optional<String> owner, Instant joined) {
+    return new QueueEntry(
+        id, owner, 0, joined, joined.plusSeconds(60), "cp-a", joined.plusSeconds(15));
+  }
+
+  @Test
+  void queueListsEntriesByTurnThenOldestFirstAsStored() {
+    Instant t1 = T0.plusSeconds(1).truncatedTo(ChronoUnit.MILLIS);
+    Instant t2 = T0.plusSeconds(2).truncatedTo(ChronoUnit.MILLIS);
+    QueueEntry laterTurn =
+        new QueueEntry("q-c", Optional.of("carol"), 1, T0, T0.plusSeconds(60), "cp-a", T0);
+    store.enqueue(laterTurn);
+    store.enqueue(entry("q-b", Optional.of("bob"), T0.plusSeconds(2)));
+    store.enqueue(entry("q-a", Optional.empty(), T0.plusSeconds(1)));
+
+    assertThat(store.queue())
+        .containsExactly(
+            entry("q-a", Optional.empty(), t1),
+            entry("q-b", Optional.of("bob"), t2),
+            new QueueEntry(
+                "q-c",
+                Optional.of("carol"),
+                1,
+                T0.truncatedTo(ChronoUnit.MILLIS),
+                T0.plusSeconds(60).truncatedTo(ChronoUnit.MILLIS),
+                "cp-a",
+                T0.truncatedTo(ChronoUnit.MILLIS)));
+  }
+
+  @Test
+  void queueingAQueuedIdAgainConflicts() {
+    store.enqueue(entry("q-1", Optional.of("alice"), T0));
+
+    assertThatThrownBy(() -> store.enqueue(entry("q-1", Optional.of("bob"), T0)))
+        .isInstanceOf(ConflictException.class);
+    assertThat(store.queue()).extracting(QueueEntry::owner).containsExactly(Optional.of("alice"));
+  }
+
+  @Test
+  void renewingLeasesMovesOnlyTheHoldersNamedEntries() {
+    store.enqueue(entry("mine", Optional.of("alice"), T0));
+    store.enqueue(entry("other", Optional.of("alice"), T0.plusSeconds(1)));
+    store.enqueue(
+        new QueueEntry(
+            "theirs", Optional.empty(), 0, T0, T0.plusSeconds(60), "cp-b", T0.plusSeconds(15)));
+    Instant later = T0.plusSeconds(100).truncatedTo(ChronoUnit.MILLIS);
+
+    int moved = store.renewQueueLeases("cp-a", List.of("mine", "theirs", "gone"), later);
+
+    assertThat(moved).isEqualTo(1);
+    assertThat(store.queue())
+        .extracting(QueueEntry::sandboxId, QueueEntry::leaseUntil)
+        .containsExactlyInAnyOrder(
+            tuple("mine", later),
+            tuple("other", T0.plusSeconds(16).truncatedTo(ChronoUnit.MILLIS)),
+            tuple("theirs", T0.plusSeconds(15).truncatedTo(ChronoUnit.MILLIS)));
+  }
+
+  @Test
+  void dequeueSaysWhetherTheEntryWasThere() {
+    store.enqueue(entry("q-1", Optional.of("alice"), T0));
+
+    assertThat(store.dequeue("q-1")).isTrue();
+    assertThat(store.dequeue("q-1")).isFalse();
+    assertThat(store.queue()).isEmpty();
   }
 
   // Sandboxes

@@ -268,6 +268,8 @@ public final class Gateway implements AutoCloseable {
               409,
               "sandbox " + id + " is paused; resume it (POST /api/v1/sandboxes/" + id + "/resume)");
       case STARTING -> new HttpError(503, "sandbox " + id + " is starting; retry shortly");
+      case QUEUED ->
+          new HttpError(503, "sandbox " + id + " is waiting in the start queue; retry later");
       case ERROR ->
           new HttpError(502, "sandbox " + id + " is in error; see GET /api/v1/sandboxes/" + id);
       default -> new HttpError(404, "sandbox " + id + " not found");
