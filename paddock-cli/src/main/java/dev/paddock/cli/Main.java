@@ -56,6 +56,7 @@ public final class Main implements Runnable {
     CommandLine runtimeApiLine = new CommandLine(runtimeApi);
     runtimeApi.install(runtimeApiLine);
     line.addSubcommand("runtime-api", runtimeApiLine);
+    line.addSubcommand("runtime-bundle", new RuntimeBundleCommand(environment));
     line.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
           cmd.getErr().println("paddock: " + e.getMessage());

@@ -5,6 +5,8 @@ import dev.paddock.api.Resources;
 import dev.paddock.api.settings.CommonSettings;
 import dev.paddock.api.settings.Setting;
 import dev.paddock.api.settings.Settings;
+import dev.paddock.api.spi.RuntimeStartException;
+import dev.paddock.backend.kit.AgentDistribution;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,7 +29,8 @@ import java.util.regex.Pattern;
  * @param dockerHost the engine ({@code docker.host}, else {@code DOCKER_HOST}, else the unix socket
  *     {@code /var/run/docker.sock})
  * @param dataDir {@code paddock.data-dir}: the runtime bundle is cached in {@code <dir>/runtime}
- * @param agentJar the agent-server's shaded jar ({@code docker.agent-jar}, default {@code
+ * @param agentJar the agent-server's shaded jar ({@code docker.agent-jar}, default the one {@link
+ *     AgentDistribution} finds: beside the CLI jar in a distribution, else {@code
  *     <paddock.home>/paddock-agent-server/target/paddock-agent-server-all.jar})
  * @param jvmOptions the agent's JVM options file, if present next to its module
  * @param bundle a prebuilt runtime bundle directory ({@code docker.runtime-bundle}); else built
@@ -102,7 +105,9 @@ record DockerSettings(
   static final Setting<Path> AGENT_JAR =
       docker(Setting.path("docker.agent-jar", "the agent-server's shaded jar"))
           .withDefaultText(
-              "<paddock.home>/paddock-agent-server/target/paddock-agent-server-all.jar");
+              AgentDistribution.JAR_NAME
+                  + " beside the CLI jar (a distribution), else"
+                  + " <paddock.home>/paddock-agent-server/target/");
   static final Setting<Path> RUNTIME_BUNDLE =
       docker(
           Setting.path(
@@ -254,6 +259,20 @@ record DockerSettings(
   }
 
   /**
+   * The agent of a distribution (beside the CLI jar) or of the checkout at {@code paddock.home}, as
+   * every backend finds it ({@link AgentDistribution}); empty when neither holds one, so the start
+   * fails later naming the checkout's path, as before.
+   */
+  private static Optional<AgentDistribution> located(Settings s) {
+    try {
+      return Optional.of(
+          AgentDistribution.locate(CommonSettings.home(s), AgentDistribution.distributionDir()));
+    } catch (RuntimeStartException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
    * Reads the backend's settings.
    *
    * @throws dev.paddock.api.settings.SettingsException naming every invalid setting
@@ -263,7 +282,13 @@ record DockerSettings(
     declared.addAll(CommonSettings.ALL);
     Settings s = Settings.of(declared, values);
     Path agentModule = CommonSettings.home(s).resolve("paddock-agent-server");
-    Path options = agentModule.resolve("agent-jvm.options");
+    Path checkoutOptions = agentModule.resolve("agent-jvm.options");
+    Optional<AgentDistribution> found =
+        s.find(AGENT_JAR).isPresent() ? Optional.empty() : located(s);
+    Optional<Path> options =
+        found.isPresent()
+            ? found.get().jvmOptions()
+            : Optional.of(checkoutOptions).filter(Files::isRegularFile);
     Path dataDir = CommonSettings.dataDir(s);
     List<String> images = new ArrayList<>();
     images.add(s.get(IMAGE));
@@ -274,8 +299,9 @@ record DockerSettings(
         s.get(HOST),
         dataDir,
         s.find(AGENT_JAR)
+            .or(() -> found.map(AgentDistribution::jar))
             .orElse(agentModule.resolve("target").resolve("paddock-agent-server-all.jar")),
-        Files.isRegularFile(options) ? Optional.of(options) : Optional.empty(),
+        options,
         s.find(RUNTIME_BUNDLE),
         s.get(NETWORK),
         s.get(BIND_ADDRESS),
