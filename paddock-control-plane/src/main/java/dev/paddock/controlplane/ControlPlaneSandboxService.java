@@ -57,6 +57,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
   private final Optional<WorkspaceArchiver> archiver;
   private final StoredArchives archives;
   private final LifecycleLog log;
+  private final UsageReader usage;
 
   private ControlPlaneSandboxService(
       SandboxStore store,
@@ -80,6 +81,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
     this.reconciler =
         new Reconciler(store, backend, config, permits, lifecycle.records(), lifecycle.views());
     this.lifetimes = new Lifetimes(store, config, lifecycle);
+    this.usage = new UsageReader(store, backend);
   }
 
   /**
@@ -360,6 +362,11 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
         record,
         () -> lifecycle.archive(sandboxId, conversationId),
         archived -> archived ? "ok" : "not_archived");
+  }
+
+  /** The resource use of running sandboxes, read from their runtimes, owner-scoped. */
+  public dev.paddock.api.SandboxUsage usage() {
+    return usage;
   }
 
   /** The stored archives, owner-scoped, also of deleted sandboxes. */
