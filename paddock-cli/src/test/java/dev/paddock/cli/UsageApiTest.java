@@ -122,7 +122,7 @@ class UsageApiTest {
                   .admin("GET", "/api/v1/sandboxes/" + sandbox.id() + "/stats?x=1", null)
                   .statusCode())
           .as("an unknown query parameter")
-          .isEqualTo(400);
+          .isEqualTo(422);
     }
 
     @Test

@@ -69,24 +69,38 @@ final class ProcessStats {
     return pids;
   }
 
-  /** The processes in the first of {@code dirs} that lists any ({@code cgroup.procs}). */
+  /**
+   * The processes in the first of {@code dirs} that lists any ({@code cgroup.procs}, with those of
+   * its child cgroups: on v2 a process in a child is not listed by its parent).
+   */
   private static Optional<List<Long>> members(List<Path> dirs) {
     for (Path dir : dirs) {
-      try {
-        List<Long> pids =
-            Files.readAllLines(dir.resolve("cgroup.procs")).stream()
-                .map(String::strip)
-                .filter(line -> !line.isEmpty())
-                .map(Long::parseLong)
-                .toList();
-        if (!pids.isEmpty()) {
-          return Optional.of(pids);
-        }
-      } catch (IOException | RuntimeException e) {
-        // not a cgroup with a member list (or gone meanwhile): try the next
+      List<Long> pids = new ArrayList<>();
+      collect(dir, 0, pids);
+      if (!pids.isEmpty()) {
+        return Optional.of(pids);
       }
     }
     return Optional.empty();
+  }
+
+  private static void collect(Path dir, int depth, List<Long> pids) {
+    try {
+      for (String line : Files.readAllLines(dir.resolve("cgroup.procs"))) {
+        if (!line.isBlank()) {
+          pids.add(Long.parseLong(line.strip()));
+        }
+      }
+      if (depth < 4) {
+        try (Stream<Path> children = Files.list(dir)) {
+          for (Path child : children.filter(Files::isDirectory).toList()) {
+            collect(child, depth + 1, pids);
+          }
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not a cgroup with a member list (or gone meanwhile)
+    }
   }
 
   /** utime + stime + cutime + cstime (ticks) and rss (pages) from {@code /proc/<pid>/stat}. */
