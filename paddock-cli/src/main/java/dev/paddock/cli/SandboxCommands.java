@@ -29,7 +29,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code paddock sandbox create|list|get|pause|resume|delete}. */
+/** {@code paddock sandbox create|list|get|pause|resume|delete|top|logs}. */
 @Command(
     name = "sandbox",
     mixinStandardHelpOptions = true,
@@ -41,6 +41,8 @@ import picocli.CommandLine.Parameters;
       SandboxCommands.Pause.class,
       SandboxCommands.Resume.class,
       SandboxCommands.Delete.class,
+      UsageCommands.Top.class,
+      UsageCommands.Logs.class,
     })
 final class SandboxCommands {
   private SandboxCommands() {}

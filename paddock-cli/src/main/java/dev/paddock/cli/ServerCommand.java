@@ -18,14 +18,18 @@ import dev.paddock.controlplane.ControlPlaneConfig;
 import dev.paddock.controlplane.ControlPlaneSandboxService;
 import dev.paddock.controlplane.ControlPlaneSettings;
 import dev.paddock.controlplane.ForwardedEnvironment;
+import dev.paddock.controlplane.KeptLogs;
+import dev.paddock.controlplane.ObservabilitySettings;
 import dev.paddock.controlplane.QueueSettings;
 import dev.paddock.controlplane.SandboxEvents;
 import dev.paddock.controlplane.SandboxLimits;
+import dev.paddock.controlplane.SandboxReaper;
 import dev.paddock.http.HttpServerConfig;
 import dev.paddock.http.TlsCertificate;
 import dev.paddock.server.ApiServer;
 import dev.paddock.server.ApiServerConfig;
 import dev.paddock.server.Metrics;
+import dev.paddock.server.Observability;
 import dev.paddock.server.gateway.Gateway;
 import dev.paddock.store.DataDirectory;
 import dev.paddock.store.SandboxStore;
@@ -105,9 +109,25 @@ final class ServerCommand implements Callable<Integer> {
         ConfiguredSpecService.of(
             allSpecs(provider.specs(settings)), ForwardedEnvironment.fromSettings(settings));
     ArchiveStore archiveStore = ArchiveStores.fromSettings(settings);
+    KeptLogs logs =
+        KeptLogs.create(
+            data.resolve("logs"),
+            store,
+            backend,
+            ObservabilitySettings.logLimits(typed),
+            java.time.Clock.systemUTC());
     ControlPlaneSandboxService service =
         ControlPlaneSandboxService.create(
-            store, backend, specs, config(typed, data, metrics, archiveStore));
+            store, backend, specs, config(typed, data, metrics, archiveStore, logs.events()));
+    Observability observability =
+        new Observability(
+            service.usage(),
+            logs,
+            typed.get(ObservabilitySettings.METRICS_PER_SANDBOX),
+            typed.get(ObservabilitySettings.METRICS_MAX_SANDBOXES));
+    SandboxReaper reaper =
+        SandboxReaper.create(
+            service, store, ObservabilitySettings.reapAges(typed), java.time.Clock.systemUTC());
     Optional<String> bootstrapKey =
         ApiServer.bootstrapAdmin(store, typed.find(ServerSettings.ADMIN_KEY));
     String bindHost = typed.get(ServerSettings.HOST);
@@ -117,10 +137,17 @@ final class ServerCommand implements Callable<Integer> {
             typed, masterSecret(typed, data), store, backend, service::agentSessionKey);
     ApiServer server =
         startApi(
-            httpConfig(bindHost, bindPort, tls), service, specs, store, metrics, settings, gateway);
+            httpConfig(bindHost, bindPort, tls),
+            service,
+            specs,
+            store,
+            metrics,
+            settings,
+            observability,
+            gateway);
     String url = ServerRecord.localUrl(bindHost, server.port(), tls.isPresent());
     ScheduledExecutorService reconciler =
-        reconcileLoop(service, typed.get(ServerSettings.RECONCILE));
+        reconcileLoop(service, reaper, logs, typed.get(ServerSettings.RECONCILE));
     ServerRecord.write(data, url);
     if (bootstrapKey.isPresent()) {
       Path keyFile = writeSecret(data.resolve("admin.key"), bootstrapKey.get());
@@ -171,13 +198,23 @@ final class ServerCommand implements Callable<Integer> {
       SandboxStore store,
       Metrics metrics,
       Map<String, String> settings,
+      Observability observability,
       Optional<Gateway> gateway) {
     ApiServerConfig api = ApiServerConfig.fromSettings(settings);
     if (gateway.isEmpty()) {
-      return ApiServer.start(http, service, specs, store, metrics, service.archives(), api);
+      return ApiServer.start(
+          http, service, specs, store, metrics, service.archives(), api, observability);
     }
     return ApiServer.start(
-        http, service, specs, store, metrics, service.archives(), api, gateway.get());
+        http,
+        service,
+        specs,
+        store,
+        metrics,
+        service.archives(),
+        api,
+        observability,
+        gateway.get());
   }
 
   /**
@@ -197,10 +234,11 @@ final class ServerCommand implements Callable<Integer> {
    * Every {@code PADDOCK_RECONCILE_SECONDS} (default 10), on the replica holding the background
    * lease only: reconciles (adopts runtimes that became ready after a crash cut their start short,
    * fails starts abandoned past the start timeout, notices vanished runtimes, reaps orphans, takes
-   * over what dead replicas left unfinished), then enforces lifetimes.
+   * over what dead replicas left unfinished), then enforces lifetimes. Then, on every replica,
+   * reaps sandboxes left ended and prunes this replica's kept logs past their retention.
    */
   private static ScheduledExecutorService reconcileLoop(
-      ControlPlaneSandboxService service, Duration every) {
+      ControlPlaneSandboxService service, SandboxReaper reaper, KeptLogs logs, Duration every) {
     ScheduledExecutorService loop =
         Executors.newSingleThreadScheduledExecutor(
             task -> {
@@ -214,6 +252,12 @@ final class ServerCommand implements Callable<Integer> {
             service.runBackgroundWork();
           } catch (RuntimeException e) {
             LOG.warn("background pass failed (next pass retries)", e);
+          }
+          try {
+            reaper.reap();
+            logs.prune();
+          } catch (RuntimeException e) {
+            LOG.warn("reaping or log pruning failed (next pass retries)", e);
           }
         },
         every.toMillis(),
@@ -257,31 +301,11 @@ final class ServerCommand implements Callable<Integer> {
   }
 
   private static ControlPlaneConfig config(
-      Settings settings, Path data, Metrics metrics, ArchiveStore archiveStore) throws IOException {
+      Settings settings, Path data, Metrics metrics, ArchiveStore archiveStore, SandboxEvents kept)
+      throws IOException {
     ControlPlaneConfig.Builder config =
         ControlPlaneConfig.builder(masterSecret(settings, data))
-            .events(
-                new SandboxEvents() {
-                  @Override
-                  public void started(String sandboxId, Duration took) {
-                    metrics.startSucceeded(took.toNanos() / 1e9);
-                  }
-
-                  @Override
-                  public void startFailed(String sandboxId, RuntimeFailure.Kind kind) {
-                    metrics.startFailed(kind.id());
-                  }
-
-                  @Override
-                  public void queueAdmitted(String sandboxId, Duration waited) {
-                    metrics.queueAdmitted(waited.toNanos() / 1e9);
-                  }
-
-                  @Override
-                  public void queueTimedOut(String sandboxId, Duration waited) {
-                    metrics.queueTimedOut();
-                  }
-                });
+            .events(SandboxEvents.fanOut(metricsEvents(metrics), kept));
     settings.find(ControlPlaneSettings.MAX_SANDBOXES).ifPresent(config::maxSandboxes);
     settings
         .find(ControlPlaneSettings.MAX_SANDBOXES_PER_USER)
@@ -295,6 +319,31 @@ final class ServerCommand implements Callable<Integer> {
     config.queue(QueueSettings.fromSettings(settings));
     config.archiveStore(archiveStore);
     return config.build();
+  }
+
+  /** Start and start-queue outcomes into {@code metrics}. */
+  private static SandboxEvents metricsEvents(Metrics metrics) {
+    return new SandboxEvents() {
+      @Override
+      public void started(String sandboxId, Duration took) {
+        metrics.startSucceeded(took.toNanos() / 1e9);
+      }
+
+      @Override
+      public void startFailed(String sandboxId, RuntimeFailure.Kind kind) {
+        metrics.startFailed(kind.id());
+      }
+
+      @Override
+      public void queueAdmitted(String sandboxId, Duration waited) {
+        metrics.queueAdmitted(waited.toNanos() / 1e9);
+      }
+
+      @Override
+      public void queueTimedOut(String sandboxId, Duration waited) {
+        metrics.queueTimedOut();
+      }
+    };
   }
 
   /**

@@ -9,6 +9,7 @@ import dev.paddock.api.spi.SandboxBackendProvider;
 import dev.paddock.controlplane.ArchiveSettings;
 import dev.paddock.controlplane.ControlPlaneSettings;
 import dev.paddock.controlplane.ForwardedEnvironment;
+import dev.paddock.controlplane.ObservabilitySettings;
 import dev.paddock.controlplane.QueueSettings;
 import dev.paddock.runtimeapi.RuntimeApiSettings;
 import java.io.IOException;
@@ -50,6 +51,7 @@ final class SettingsCatalog {
     groups.add(new Group("Server", server));
     groups.add(new Group("Control plane", ControlPlaneSettings.ALL));
     groups.add(new Group("Start queue", QueueSettings.ALL));
+    groups.add(new Group("Usage, logs and reaping", ObservabilitySettings.ALL));
     groups.add(new Group("Sandbox gateway", GatewaySettings.ALL));
     groups.add(new Group("HTTPS (API and gateway)", TlsSettings.ALL));
     groups.add(new Group("Forwarded into sandboxes", ForwardedEnvironment.SETTINGS));

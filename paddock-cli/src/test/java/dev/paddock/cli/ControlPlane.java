@@ -58,6 +58,10 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
   private ControlPlaneSandboxService service;
   private ApiServer server;
   private boolean withGateway;
+  private boolean perSandboxMetrics;
+  private final dev.paddock.controlplane.TickingClock clock =
+      new dev.paddock.controlplane.TickingClock();
+  private dev.paddock.controlplane.KeptLogs logs;
   private dev.paddock.server.gateway.Gateway gateway;
   final HttpClient http = HttpClient.newHttpClient();
 
@@ -95,6 +99,12 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     return this;
   }
 
+  /** This control plane with per-sandbox series in {@code /metrics}. */
+  ControlPlane withSandboxSeries() {
+    this.perSandboxMetrics = true;
+    return this;
+  }
+
   /** This control plane with the sandbox gateway on, as {@code paddock server} runs it. */
   ControlPlane withGateway() {
     this.withGateway = true;
@@ -117,14 +127,26 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
         ConfiguredSpecService.of(
             provider.specs(settings).search(dev.paddock.api.PageRequest.first(100)).items(),
             ForwardedEnvironment.none());
+    logs =
+        dev.paddock.controlplane.KeptLogs.create(
+            dataDir.resolve("logs"),
+            store,
+            backend,
+            new dev.paddock.controlplane.KeptLogs.Limits(Duration.ofDays(7), LOG_MAX_BYTES),
+            clock);
     service =
         ControlPlaneSandboxService.create(
             store,
             backend,
             specs,
             configure
-                .apply(ControlPlaneConfig.builder(MASTER_SECRET).archiveStore(archiveStore))
+                .apply(
+                    ControlPlaneConfig.builder(MASTER_SECRET)
+                        .archiveStore(archiveStore)
+                        .events(logs.events()))
                 .build());
+    var observability =
+        new dev.paddock.server.Observability(service.usage(), logs, perSandboxMetrics, 500);
     ApiServer.bootstrapAdmin(store, Optional.of(ADMIN_KEY));
     if (withGateway) {
       gateway =
@@ -144,11 +166,22 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
               new Metrics(),
               service.archives(),
               apiConfig,
+              observability,
               gateway);
     } else {
       server =
           ApiServer.start(
-              "127.0.0.1", 0, service, specs, store, new Metrics(), service.archives(), apiConfig);
+              dev.paddock.http.HttpServerConfig.builder(
+                      new java.net.InetSocketAddress("127.0.0.1", 0))
+                  .backlog(512)
+                  .build(),
+              service,
+              specs,
+              store,
+              new Metrics(),
+              service.archives(),
+              apiConfig,
+              observability);
     }
   }
 
@@ -204,6 +237,34 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
 
   Path dataDir() {
     return dataDir;
+  }
+
+  /** The cap of each sandbox's kept log in these tests. */
+  static final long LOG_MAX_BYTES = 256 << 10;
+
+  /** The clock of the kept logs and of {@link #reaper}: advance it to age what was left. */
+  dev.paddock.controlplane.TickingClock clock() {
+    return clock;
+  }
+
+  /** The kept logs, as {@code paddock server}'s reconcile loop prunes them. */
+  dev.paddock.controlplane.KeptLogs logs() {
+    return logs;
+  }
+
+  /** A reaper over this control plane, on {@link #clock}. */
+  dev.paddock.controlplane.SandboxReaper reaper(dev.paddock.controlplane.SandboxReaper.Ages ages) {
+    return dev.paddock.controlplane.SandboxReaper.create(service, store, ages, clock);
+  }
+
+  /** One reconcile pass, as {@code paddock server}'s loop runs it. */
+  void reconcile() {
+    service.reconcile();
+  }
+
+  /** The backend, for what a test does to a runtime behind the control plane's back. */
+  SandboxBackend backend() {
+    return backend;
   }
 
   /** The store, for asserting what the API did (or did not) write. */

@@ -229,6 +229,55 @@ public final class PaddockClient {
     http.object(http.request("/api/v1/sandboxes/" + id + "?sandbox_id=" + id).DELETE().build());
   }
 
+  /**
+   * One reading of a RUNNING sandbox's resource use; fields its backend cannot read are empty.
+   *
+   * @throws PaddockClientException 404 for no such sandbox, 409 when it is not RUNNING
+   */
+  public dev.paddock.api.SandboxStats stats(String sandboxId) {
+    Map<String, Object> m =
+        http.object(
+            http.request("/api/v1/sandboxes/" + Http.encode(sandboxId) + "/stats").GET().build());
+    return new dev.paddock.api.SandboxStats(
+        (String) m.get("sandbox_id"),
+        Instant.parse((String) m.get("read_at")),
+        decimal(m.get("cpu_seconds")),
+        decimal(m.get("cpu_percent")),
+        whole(m.get("memory_bytes")),
+        whole(m.get("memory_peak_bytes")),
+        whole(m.get("pids")),
+        whole(m.get("disk_bytes")),
+        whole(m.get("network_rx_bytes")),
+        whole(m.get("network_tx_bytes")));
+  }
+
+  private static java.util.OptionalDouble decimal(Object value) {
+    return value instanceof Number n
+        ? java.util.OptionalDouble.of(n.doubleValue())
+        : java.util.OptionalDouble.empty();
+  }
+
+  private static java.util.OptionalLong whole(Object value) {
+    return value instanceof Number n
+        ? java.util.OptionalLong.of(n.longValue())
+        : java.util.OptionalLong.empty();
+  }
+
+  /**
+   * A sandbox's kept log (lifecycle events and its agent's output), also after it was deleted; with
+   * {@code follow} the stream goes on with new lines until the sandbox ends. The caller closes it.
+   *
+   * @throws PaddockClientException 404 when there is no log of that sandbox
+   */
+  public java.io.InputStream logs(String sandboxId, boolean follow) {
+    String path = "/api/v1/sandboxes/" + Http.encode(sandboxId) + "/logs";
+    HttpRequest.Builder request = http.request(follow ? path + "?follow=true" : path).GET();
+    if (follow) {
+      request.timeout(Duration.ofDays(365)); // a follow lasts as long as the sandbox
+    }
+    return http.stream(request.build());
+  }
+
   /** A client of a RUNNING sandbox's agent-server, with its URL and session key. */
   public AgentClient agent(SandboxInfo sandbox) {
     String url =

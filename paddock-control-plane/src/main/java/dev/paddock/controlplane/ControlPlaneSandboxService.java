@@ -59,6 +59,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
   private final StoredArchives archives;
   private final LifecycleLog log;
   private final Replica replica;
+  private final UsageReader usage;
 
   private ControlPlaneSandboxService(
       SandboxStore store,
@@ -87,6 +88,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
             new Takeover(lifecycle.context()),
             lifecycle::finishDelete);
     this.lifetimes = new Lifetimes(store, config, lifecycle);
+    this.usage = new UsageReader(store, backend);
   }
 
   /**
@@ -443,6 +445,11 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
         record,
         () -> lifecycle.archive(sandboxId, conversationId),
         archived -> archived ? "ok" : "not_archived");
+  }
+
+  /** The resource use of running sandboxes, read from their runtimes, owner-scoped. */
+  public dev.paddock.api.SandboxUsage usage() {
+    return usage;
   }
 
   /** The stored archives, owner-scoped, also of deleted sandboxes. */

@@ -1,8 +1,10 @@
 package dev.paddock.controlplane;
 
 import dev.paddock.api.Caller;
+import dev.paddock.api.LifetimeAction;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.spi.RuntimeFailure;
+import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
 import java.time.Duration;
@@ -70,6 +72,7 @@ final class LifecycleLog implements SandboxEvents {
       line("start", caller, started.id(), Optional.of(started.sandboxSpecId()), began)
           .addKeyValue("outcome", "starting")
           .log("start {}: starting", started.id());
+      next.created(started);
       return started;
     } catch (RuntimeException e) {
       line("start", caller, "-", specId, began)
@@ -113,6 +116,38 @@ final class LifecycleLog implements SandboxEvents {
   @Override
   public void queueTimedOut(String sandboxId, Duration waited) {
     next.queueTimedOut(sandboxId, waited);
+  }
+
+  // The other events are logged around the operations above; they pass on unchanged.
+
+  @Override
+  public void paused(String sandboxId) {
+    next.paused(sandboxId);
+  }
+
+  @Override
+  public void resumed(String sandboxId) {
+    next.resumed(sandboxId);
+  }
+
+  @Override
+  public void archived(String sandboxId) {
+    next.archived(sandboxId);
+  }
+
+  @Override
+  public void deleting(String sandboxId, RuntimeHandle runtime) {
+    next.deleting(sandboxId, runtime);
+  }
+
+  @Override
+  public void deleted(String sandboxId) {
+    next.deleted(sandboxId);
+  }
+
+  @Override
+  public void lifetimeEnded(String sandboxId, String reason, LifetimeAction action) {
+    next.lifetimeEnded(sandboxId, reason, action);
   }
 
   private LoggingEventBuilder background(String outcome, String sandboxId, long tookMillis) {

@@ -6,6 +6,7 @@ import dev.paddock.api.SandboxSpecService;
 import dev.paddock.api.StartRequest;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.backend.kit.protocol.HttpAgents;
+import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
 import java.util.List;
 import java.util.Optional;
@@ -107,14 +108,23 @@ final class SandboxLifecycle {
 
   void pause(String id) {
     pauser.pause(id);
+    events().paused(id);
   }
 
   SandboxInfo resume(String id) {
-    return resumer.resume(id);
+    SandboxInfo resumed = resumer.resume(id);
+    events().resumed(id);
+    return resumed;
   }
 
+  /** Tells {@link SandboxEvents#deleting} first, so the agent's log can be kept. */
   void delete(String id) {
+    Optional<SandboxRecord> existing = context.store().find(id);
+    existing.flatMap(SandboxRecord::runtime).ifPresent(runtime -> events().deleting(id, runtime));
     deleter.delete(id);
+    if (existing.isPresent()) {
+      events().deleted(id);
+    }
   }
 
   /** Finishes a delete a control-plane crash cut short; the caller holds the sandbox's permit. */
@@ -124,6 +134,10 @@ final class SandboxLifecycle {
 
   boolean archive(String id, Optional<String> conversationId) {
     return capture.archive(id, conversationId);
+  }
+
+  private SandboxEvents events() {
+    return context.config().events();
   }
 
   /** Interrupts the initial snapshots under way and waits up to 10 s for them to end. */

@@ -89,6 +89,7 @@ final class WorkspaceCapture {
           .orElseThrow()
           .capture(
               new WorkspaceArchiver.Source(id, record.ownerUserId(), conversationId, agent.get()));
+      context.config().events().archived(id);
     } catch (WorkspaceArchiver.ArchiveFailure e) {
       LOG.warn(
           "sandbox {}: archiving its workspace failed{}: {}",

@@ -96,6 +96,7 @@ public final class ApiServer implements AutoCloseable {
         metrics,
         archives,
         config,
+        Optional.empty(),
         Optional.empty());
   }
 
@@ -113,7 +114,64 @@ public final class ApiServer implements AutoCloseable {
       WorkspaceArchives archives,
       ApiServerConfig config,
       Gateway gateway) {
-    return start(http, sandboxes, specs, store, metrics, archives, config, Optional.of(gateway));
+    return start(
+        http,
+        sandboxes,
+        specs,
+        store,
+        metrics,
+        archives,
+        config,
+        Optional.empty(),
+        Optional.of(gateway));
+  }
+
+  /**
+   * As above, also serving each sandbox's stats and kept logs, and per-sandbox series in {@code
+   * /metrics} when {@code observability} turns them on.
+   */
+  public static ApiServer start(
+      HttpServerConfig http,
+      SandboxService sandboxes,
+      SandboxSpecService specs,
+      SandboxStore store,
+      Metrics metrics,
+      WorkspaceArchives archives,
+      ApiServerConfig config,
+      Observability observability,
+      Gateway gateway) {
+    return start(
+        http,
+        sandboxes,
+        specs,
+        store,
+        metrics,
+        archives,
+        config,
+        Optional.of(observability),
+        Optional.of(gateway));
+  }
+
+  /** As above, without the gateway. */
+  public static ApiServer start(
+      HttpServerConfig http,
+      SandboxService sandboxes,
+      SandboxSpecService specs,
+      SandboxStore store,
+      Metrics metrics,
+      WorkspaceArchives archives,
+      ApiServerConfig config,
+      Observability observability) {
+    return start(
+        http,
+        sandboxes,
+        specs,
+        store,
+        metrics,
+        archives,
+        config,
+        Optional.of(observability),
+        Optional.empty());
   }
 
   /**
@@ -128,7 +186,16 @@ public final class ApiServer implements AutoCloseable {
       Metrics metrics,
       WorkspaceArchives archives,
       ApiServerConfig config) {
-    return start(http, sandboxes, specs, store, metrics, archives, config, Optional.empty());
+    return start(
+        http,
+        sandboxes,
+        specs,
+        store,
+        metrics,
+        archives,
+        config,
+        Optional.empty(),
+        Optional.empty());
   }
 
   private static ApiServer start(
@@ -139,6 +206,7 @@ public final class ApiServer implements AutoCloseable {
       Metrics metrics,
       WorkspaceArchives archives,
       ApiServerConfig config,
+      Optional<Observability> observability,
       Optional<Gateway> gateway) {
     String host = httpConfig.address().getHostString();
     int port = httpConfig.address().getPort();
@@ -151,6 +219,7 @@ public final class ApiServer implements AutoCloseable {
     }
     Authenticator auth = new Authenticator(store);
     Router router = Router.builder().maxJsonBytes(4L << 20).build();
+    Optional<SandboxSeries> series = observability.map(SandboxSeries::new);
     router
         .add("GET", "/alive", call -> call.sendJson(200, Map.of("status", "ok")))
         .add("GET", "/health", call -> call.sendJson(200, Map.of("status", "ok")))
@@ -161,7 +230,10 @@ public final class ApiServer implements AutoCloseable {
             call -> {
               config.metricsKey().ifPresent(key -> requireMetricsKey(call, key));
               call.setHeader("Content-Type", "text/plain; version=0.0.4");
-              String text = metrics.scrape(store) + gateway.map(Gateway::scrape).orElse("");
+              String text =
+                  metrics.scrape(store)
+                      + series.map(s -> s.scrape(store)).orElse("")
+                      + gateway.map(Gateway::scrape).orElse("");
               call.send(200, text.getBytes(StandardCharsets.UTF_8));
             })
         .add(
@@ -174,6 +246,7 @@ public final class ApiServer implements AutoCloseable {
     GatewayRoutes gatewayRoutes = new GatewayRoutes(gateway, sandboxes, auth, httpConfig.secure());
     new SandboxRoutes(sandboxes, auth, gatewayRoutes).register(router);
     gatewayRoutes.register(router);
+    observability.ifPresent(o -> new UsageRoutes(o, auth).register(router));
     new SpecRoutes(specs, auth).register(router);
     new ArchiveRoutes(archives, auth).register(router);
     new UserRoutes(store, auth, Clock.systemUTC()).register(router);

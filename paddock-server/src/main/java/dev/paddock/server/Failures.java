@@ -3,6 +3,7 @@ package dev.paddock.server;
 import dev.paddock.api.CapacityExceededException;
 import dev.paddock.api.InvalidRequestException;
 import dev.paddock.api.SandboxException;
+import dev.paddock.api.SandboxNotRunningException;
 import dev.paddock.api.SandboxStartException;
 import dev.paddock.http.HttpError;
 import dev.paddock.http.Router;
@@ -45,6 +46,8 @@ final class Failures {
         throw HttpError.conflict(e.getMessage());
       } catch (StoreException e) {
         throw new HttpError(503, "the store is unavailable right now; try again");
+      } catch (SandboxNotRunningException e) {
+        throw HttpError.conflict(e.getMessage());
       } catch (SandboxException e) {
         throw new HttpError(503, e.getMessage());
       }

@@ -93,6 +93,17 @@ public interface SandboxBackend extends AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * What the runtime's agent printed (its standard output and error, as the runtime keeps them),
+   * from byte {@code offset} on, at most {@code maxBytes}; an empty array when nothing follows that
+   * offset. Empty when this backend keeps no such log or the runtime is gone. The control plane
+   * copies it into the sandbox's kept log before it destroys the runtime. Default: empty. Never
+   * throws for a vanished runtime.
+   */
+  default Optional<byte[]> agentLog(RuntimeHandle handle, long offset, int maxBytes) {
+    return Optional.empty();
+  }
+
   /** Releases the backend's own resources; runtimes keep running. */
   @Override
   default void close() {}

@@ -77,7 +77,12 @@ final class ContainerOutput {
 
   /** Demultiplexes a whole logs body into text. */
   static String demultiplex(byte[] body) {
-    StringBuilder text = new StringBuilder();
+    return new String(demultiplexBytes(body), StandardCharsets.UTF_8);
+  }
+
+  /** Demultiplexes a whole logs body (frames of stdout and stderr) into the bytes printed. */
+  static byte[] demultiplexBytes(byte[] body) {
+    java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream(body.length);
     int i = 0;
     while (i + 8 <= body.length) {
       int length =
@@ -87,10 +92,10 @@ final class ContainerOutput {
               | (body[i + 7] & 0xff);
       int from = i + 8;
       int to = Math.min(body.length, from + Math.max(0, length));
-      text.append(new String(body, from, to - from, StandardCharsets.UTF_8));
+      text.write(body, from, to - from);
       i = to;
     }
-    return text.toString();
+    return text.toByteArray();
   }
 
   /** The last lines read. */

@@ -159,6 +159,29 @@ final class DockerBackend implements SandboxBackend {
     return DockerStats.read(engine, DockerHandles.container(handle));
   }
 
+  /**
+   * From the engine's logs of the container (json-file, at most 1 MiB: past that the engine drops
+   * the oldest lines, so offsets then skip what it dropped).
+   */
+  @Override
+  public Optional<byte[]> agentLog(RuntimeHandle handle, long offset, int maxBytes) {
+    Response logs;
+    try {
+      logs =
+          engine.get("/containers/" + DockerHandles.container(handle) + "/logs?stdout=1&stderr=1");
+    } catch (EngineException e) {
+      return Optional.empty();
+    }
+    if (!logs.ok()) {
+      return Optional.empty();
+    }
+    byte[] text = ContainerOutput.demultiplexBytes(logs.body());
+    int from = (int) Math.min(text.length, Math.max(0, offset));
+    return Optional.of(
+        java.util.Arrays.copyOfRange(
+            text, from, (int) Math.min(text.length, from + (long) maxBytes)));
+  }
+
   @Override
   public RuntimeState inspect(RuntimeHandle handle) {
     Optional<ContainerState> found;

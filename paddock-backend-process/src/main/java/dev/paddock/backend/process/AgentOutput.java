@@ -123,6 +123,23 @@ final class AgentOutput {
     }
   }
 
+  /**
+   * Up to {@code maxBytes} of {@code log} from {@code offset} on (empty array past its end); empty
+   * when the file is gone.
+   */
+  static Optional<byte[]> read(Path log, long offset, int maxBytes) {
+    try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(log)) {
+      long left = Math.max(0, file.size() - offset);
+      java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate((int) Math.min(left, maxBytes));
+      while (buffer.hasRemaining() && file.read(buffer, offset + buffer.position()) > 0) {
+        // reads until the buffer is full or the file ends
+      }
+      return Optional.of(java.util.Arrays.copyOf(buffer.array(), buffer.position()));
+    } catch (IOException e) {
+      return Optional.empty(); // the sandbox directory is gone
+    }
+  }
+
   /** The port of a ready line. */
   static Optional<Integer> readyPort(String line) {
     return ReadyLine.parse(line).map(ReadyLine::port);

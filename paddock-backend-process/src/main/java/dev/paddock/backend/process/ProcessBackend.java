@@ -180,6 +180,19 @@ final class ProcessBackend implements SandboxBackend {
         new ProcessStats(procFs, procFs.root()).read(marker.pid(), cgroups, workspace));
   }
 
+  /** From the sandbox directory's {@code agent.log} (capped by {@code process.log-max-bytes}). */
+  @Override
+  public Optional<byte[]> agentLog(RuntimeHandle handle, long offset, int maxBytes) {
+    Marker marker;
+    try {
+      marker = Marker.fromHandle(handle);
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+    return AgentOutput.read(
+        SandboxLayout.of(settings.sandboxesDir(), marker.sandboxId()).log(), offset, maxBytes);
+  }
+
   /**
    * The marker with the agent's port: a start cut short by a control-plane crash leaves port 0 in
    * the marker, but the agent itself wrote its port to the ready file once it served.

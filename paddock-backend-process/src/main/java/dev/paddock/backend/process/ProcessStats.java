@@ -14,13 +14,13 @@ import java.util.OptionalLong;
 import java.util.stream.Stream;
 
 /**
- * Reads a process sandbox's resource use: from its limit cgroups where it has them (v2 {@code
- * cpu.stat}, {@code memory.current}, {@code memory.peak}; v1 {@code cpuacct.usage}, {@code
+ * Reads a process sandbox's resource use: from its cgroups where it has them (v2 {@code cpu.stat},
+ * {@code memory.current}, {@code memory.peak}; v1 {@code cpuacct.usage}, {@code
  * memory.usage_in_bytes}, {@code memory.max_usage_in_bytes}), which count processes that already
- * exited, else from {@code /proc} of the agent and its descendants ({@code utime + stime} plus what
- * reaped children used, resident pages). The workspace's size is summed up to {@link #MAX_FILES}
- * entries (absent beyond, rather than slow). The process backend shares the host's network, so no
- * network bytes.
+ * exited, and its processes from their {@code cgroup.procs}; else from {@code /proc} of the agent
+ * and its descendants ({@code utime + stime} plus what reaped children used, resident pages). The
+ * workspace's size is summed up to {@link #MAX_FILES} entries (absent beyond, rather than slow).
+ * The process backend shares the host's network, so no network bytes.
  */
 final class ProcessStats {
   static final int MAX_FILES = 20_000;
@@ -36,20 +36,22 @@ final class ProcessStats {
   }
 
   RuntimeStats read(long agentPid, List<Path> limitCgroups, Path workspace) {
-    List<Long> pids = new ArrayList<>(List.of(agentPid));
-    pids.addAll(procFs.descendants(agentPid));
-    double cpu = 0;
-    long memory = 0;
-    for (long pid : pids) {
-      Optional<long[]> fields = statFields(pid);
-      if (fields.isPresent()) {
-        cpu += fields.get()[0] / CLOCK_TICKS;
-        memory += fields.get()[1] * PAGE_BYTES;
-      }
-    }
     OptionalLong cgroupCpuMicros = first(limitCgroups, ProcessStats::cgroupCpuMicros);
     OptionalLong cgroupMemory =
         first(limitCgroups, d -> number(d, "memory.current", "memory.usage_in_bytes"));
+    // The cgroup's member list spares a scan of every process on the host (the tree below).
+    List<Long> pids = members(limitCgroups).orElseGet(() -> tree(agentPid));
+    double cpu = 0;
+    long memory = 0;
+    if (cgroupCpuMicros.isEmpty() || cgroupMemory.isEmpty()) {
+      for (long pid : pids) {
+        Optional<long[]> fields = statFields(pid);
+        if (fields.isPresent()) {
+          cpu += fields.get()[0] / CLOCK_TICKS;
+          memory += fields.get()[1] * PAGE_BYTES;
+        }
+      }
+    }
     return new RuntimeStats(
         Instant.now(),
         cgroupCpuMicros.isPresent() ? cgroupCpuMicros.getAsLong() / 1e6 : cpu,
@@ -59,6 +61,46 @@ final class ProcessStats {
         diskBytes(workspace),
         OptionalLong.empty(),
         OptionalLong.empty());
+  }
+
+  private List<Long> tree(long agentPid) {
+    List<Long> pids = new ArrayList<>(List.of(agentPid));
+    pids.addAll(procFs.descendants(agentPid));
+    return pids;
+  }
+
+  /**
+   * The processes in the first of {@code dirs} that lists any ({@code cgroup.procs}, with those of
+   * its child cgroups: on v2 a process in a child is not listed by its parent).
+   */
+  private static Optional<List<Long>> members(List<Path> dirs) {
+    for (Path dir : dirs) {
+      List<Long> pids = new ArrayList<>();
+      collect(dir, 0, pids);
+      if (!pids.isEmpty()) {
+        return Optional.of(pids);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static void collect(Path dir, int depth, List<Long> pids) {
+    try {
+      for (String line : Files.readAllLines(dir.resolve("cgroup.procs"))) {
+        if (!line.isBlank()) {
+          pids.add(Long.parseLong(line.strip()));
+        }
+      }
+      if (depth < 4) {
+        try (Stream<Path> children = Files.list(dir)) {
+          for (Path child : children.filter(Files::isDirectory).toList()) {
+            collect(child, depth + 1, pids);
+          }
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not a cgroup with a member list (or gone meanwhile)
+    }
   }
 
   /** utime + stime + cutime + cstime (ticks) and rss (pages) from {@code /proc/<pid>/stat}. */
