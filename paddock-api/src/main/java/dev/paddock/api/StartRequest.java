@@ -22,6 +22,8 @@ import java.util.Optional;
  * @param idleTimeout how long it may stay idle (the operator's default when empty)
  * @param onTimeout what to do at the timeout (default delete)
  * @param onIdle what to do when idle for {@code idleTimeout} (default pause)
+ * @param autoResume whether gateway traffic that may wake it (a signed URL, a public port) resumes
+ *     it while paused (default false: such traffic is answered 409)
  */
 public record StartRequest(
     Optional<String> specId,
@@ -34,7 +36,8 @@ public record StartRequest(
     Optional<Duration> timeout,
     Optional<Duration> idleTimeout,
     Optional<LifetimeAction> onTimeout,
-    Optional<LifetimeAction> onIdle) {
+    Optional<LifetimeAction> onIdle,
+    boolean autoResume) {
   public StartRequest {
     Objects.requireNonNull(specId, "specId");
     Objects.requireNonNull(sandboxId, "sandboxId");
@@ -71,6 +74,7 @@ public record StartRequest(
     private Optional<Duration> idleTimeout = Optional.empty();
     private Optional<LifetimeAction> onTimeout = Optional.empty();
     private Optional<LifetimeAction> onIdle = Optional.empty();
+    private boolean autoResume;
 
     private Builder() {}
 
@@ -129,6 +133,12 @@ public record StartRequest(
       return this;
     }
 
+    /** Resume on gateway traffic that may wake it (see {@link StartRequest#autoResume()}). */
+    public Builder autoResume(boolean on) {
+      this.autoResume = on;
+      return this;
+    }
+
     public StartRequest build() {
       return new StartRequest(
           specId,
@@ -141,7 +151,8 @@ public record StartRequest(
           timeout,
           idleTimeout,
           onTimeout,
-          onIdle);
+          onIdle,
+          autoResume);
     }
   }
 }
