@@ -613,6 +613,21 @@ public abstract class SandboxStoreContract {
   }
 
   @Test
+  void theVersionAloneFollowsEveryUpdateAndIsEmptyOnceDeleted() {
+    SandboxRecord record = store.insert(sandbox("sb-v", "alice", T0));
+    assertThat(store.version("sb-v")).hasValue(0);
+
+    SandboxRecord updated = store.update(record.withStatus(SandboxStatus.PAUSED, Optional.empty()));
+
+    assertThat(store.version("sb-v"))
+        .hasValue(updated.version())
+        .isNotEqualTo(java.util.OptionalLong.of(0));
+    store.delete("sb-v");
+    assertThat(store.version("sb-v")).isEmpty();
+    assertThat(store.version("never")).isEmpty();
+  }
+
+  @Test
   void autoResumeAndPublicPortsRoundTripAndPublicPortsChange() {
     SandboxRecord record =
         store.insert(
