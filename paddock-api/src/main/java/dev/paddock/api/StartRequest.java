@@ -24,6 +24,8 @@ import java.util.Optional;
  * @param onIdle what to do when idle for {@code idleTimeout} (default pause)
  * @param queueTimeout past capacity, how long to wait in the start queue for a slot instead of
  *     failing at once (empty: fail at once, as without a queue)
+ * @param autoResume whether gateway traffic that may wake it (a signed URL, a public port) resumes
+ *     it while paused (default false: such traffic is answered 409)
  */
 public record StartRequest(
     Optional<String> specId,
@@ -37,7 +39,8 @@ public record StartRequest(
     Optional<Duration> idleTimeout,
     Optional<LifetimeAction> onTimeout,
     Optional<LifetimeAction> onIdle,
-    Optional<Duration> queueTimeout) {
+    Optional<Duration> queueTimeout,
+    boolean autoResume) {
   public StartRequest {
     Objects.requireNonNull(specId, "specId");
     Objects.requireNonNull(sandboxId, "sandboxId");
@@ -76,7 +79,8 @@ public record StartRequest(
         idleTimeout,
         onTimeout,
         onIdle,
-        queue);
+        queue,
+        autoResume);
   }
 
   /** The default spec, a new id, nothing else. */
@@ -102,6 +106,7 @@ public record StartRequest(
     private Optional<LifetimeAction> onTimeout = Optional.empty();
     private Optional<LifetimeAction> onIdle = Optional.empty();
     private Optional<Duration> queueTimeout = Optional.empty();
+    private boolean autoResume;
 
     private Builder() {}
 
@@ -166,6 +171,12 @@ public record StartRequest(
       return this;
     }
 
+    /** Resume on gateway traffic that may wake it (see {@link StartRequest#autoResume()}). */
+    public Builder autoResume(boolean on) {
+      this.autoResume = on;
+      return this;
+    }
+
     public StartRequest build() {
       return new StartRequest(
           specId,
@@ -179,7 +190,8 @@ public record StartRequest(
           idleTimeout,
           onTimeout,
           onIdle,
-          queueTimeout);
+          queueTimeout,
+          autoResume);
     }
   }
 }

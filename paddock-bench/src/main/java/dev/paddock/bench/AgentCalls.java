@@ -63,8 +63,13 @@ final class AgentCalls {
    * returns the characters of stdout received and fails unless the exit line says 0.
    */
   static long stream(HttpConnection connection, String command) throws IOException {
+    return stream(connection, "", command);
+  }
+
+  /** {@link #stream(HttpConnection, String)} with the agent's routes under {@code prefix}. */
+  static long stream(HttpConnection connection, String prefix, String command) throws IOException {
     HttpConnection.StreamedReply reply =
-        connection.postStreaming(STREAM, commandBody(command, null));
+        connection.postStreaming(prefix + STREAM, commandBody(command, null));
     try (InputStream body = reply.body()) {
       if (reply.status() != 200) {
         throw new IllegalStateException(

@@ -22,7 +22,11 @@ record Checkout(Path root, Path java, Path agentJar, Path jvmOptions, Optional<P
 
   /** Finds the checkout from the working directory; says what to build when a file is missing. */
   static Checkout find() {
-    Path root = findRoot(Path.of("").toAbsolutePath());
+    return at(findRoot(Path.of("").toAbsolutePath()));
+  }
+
+  /** The built checkout at {@code root} (another build, to compare against in the same run). */
+  static Checkout at(Path root) {
     Path agent = root.resolve("paddock-agent-server");
     Path jar = requireFile(agent.resolve("target/paddock-agent-server-all.jar"));
     Path options = requireFile(agent.resolve("agent-jvm.options"));

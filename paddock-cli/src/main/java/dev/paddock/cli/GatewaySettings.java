@@ -1,11 +1,14 @@
 package dev.paddock.cli;
 
+import dev.paddock.api.Caller;
+import dev.paddock.api.SandboxService;
 import dev.paddock.api.settings.Setting;
 import dev.paddock.api.settings.Settings;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.server.gateway.Gateway;
 import dev.paddock.server.gateway.GatewayConfig;
 import dev.paddock.server.gateway.SandboxKeys;
+import dev.paddock.server.gateway.SandboxResumer;
 import dev.paddock.store.SandboxStore;
 import java.time.Duration;
 import java.util.List;
@@ -32,7 +35,23 @@ final class GatewaySettings {
 
   static final List<Setting<?>> ALL = List.of(GATEWAY, DOMAIN, IDLE_TIMEOUT);
 
+  private static final Duration RESUME_WAIT = Duration.ofSeconds(60);
+
   private GatewaySettings() {}
+
+  /**
+   * Auto-resume through {@code service}, as the control plane itself (the gateway checked the
+   * request's credential for the sandbox), waiting until its agent answers.
+   */
+  static SandboxResumer resumer(SandboxService service) {
+    Caller gateway = Caller.admin("paddock-gateway");
+    return sandboxId -> {
+      service
+          .resume(gateway, sandboxId)
+          .orElseThrow(() -> new IllegalStateException("sandbox " + sandboxId + " is gone"));
+      service.waitUntilRunning(gateway, sandboxId, RESUME_WAIT);
+    };
+  }
 
   /** The gateway the settings ask for; empty when {@code PADDOCK_GATEWAY=off}. */
   static Optional<Gateway> gateway(
@@ -40,13 +59,14 @@ final class GatewaySettings {
       String masterSecret,
       SandboxStore store,
       SandboxBackend backend,
-      SandboxKeys keys) {
+      SandboxKeys keys,
+      SandboxResumer resumer) {
     if (settings.get(GATEWAY).equals("off")) {
       return Optional.empty();
     }
     GatewayConfig.Builder config =
         GatewayConfig.builder(masterSecret).idleTimeout(settings.get(IDLE_TIMEOUT));
     settings.find(DOMAIN).filter(d -> !d.isBlank()).ifPresent(config::domain);
-    return Optional.of(Gateway.create(store, backend, keys, config.build()));
+    return Optional.of(Gateway.create(store, backend, keys, resumer, config.build()));
   }
 }

@@ -134,7 +134,12 @@ final class ServerCommand implements Callable<Integer> {
     int bindPort = typed.get(ServerSettings.PORT);
     Optional<Gateway> gateway =
         GatewaySettings.gateway(
-            typed, masterSecret(typed, data), store, backend, service::agentSessionKey);
+            typed,
+            masterSecret(typed, data),
+            store,
+            backend,
+            service::agentSessionKey,
+            GatewaySettings.resumer(service));
     ApiServer server =
         startApi(
             httpConfig(bindHost, bindPort, tls),

@@ -154,6 +154,7 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
               store,
               backend,
               service::agentSessionKey,
+              GatewaySettings.resumer(service),
               dev.paddock.server.gateway.GatewayConfig.builder(MASTER_SECRET).build());
       server =
           ApiServer.start(

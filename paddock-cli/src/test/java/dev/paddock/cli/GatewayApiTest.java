@@ -213,4 +213,137 @@ class GatewayApiTest {
       return socket.getLocalPort();
     }
   }
+
+  @Test
+  void aBrowserStyleWebSocketReachesATerminalThroughTheGateway() throws Exception {
+    SandboxInfo running = admin().create(Optional.empty(), true, Duration.ofSeconds(60));
+    String agentUrl = running.agentServerUrl().orElseThrow();
+    String key = running.sessionApiKey().orElseThrow();
+    HttpResponse<String> terminal =
+        http.send(
+            HttpRequest.newBuilder(URI.create(agentUrl + "/api/terminals"))
+                .header("X-Session-API-Key", key)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"command\": \"bash --norc -i\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(terminal.statusCode()).as(terminal.body()).isIn(200, 201);
+    String terminalId =
+        (String) dev.paddock.http.Json.parseObject(terminal.body().getBytes()).get("id");
+
+    // As a browser does it: no custom header on the upgrade, the key in the query, an Origin.
+    String ws =
+        agentUrl.replaceFirst("^http", "ws")
+            + "/api/terminals/"
+            + terminalId
+            + "/ws?session_api_key="
+            + key;
+    StringBuilder screen = new StringBuilder();
+    CompletableFuture<String> connected = new CompletableFuture<>();
+    CompletableFuture<Void> answered = new CompletableFuture<>();
+    WebSocket socket =
+        http.newWebSocketBuilder()
+            .header("Origin", plane.url())
+            .header("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0")
+            .buildAsync(
+                URI.create(ws),
+                new WebSocket.Listener() {
+                  @Override
+                  public CompletionStage<?> onText(WebSocket s, CharSequence data, boolean last) {
+                    connected.complete(data.toString());
+                    s.request(1);
+                    return null;
+                  }
+
+                  @Override
+                  public CompletionStage<?> onBinary(
+                      WebSocket s, java.nio.ByteBuffer data, boolean last) {
+                    synchronized (screen) {
+                      screen.append(java.nio.charset.StandardCharsets.UTF_8.decode(data));
+                      if (screen.toString().contains("pty-42-ok")) {
+                        answered.complete(null);
+                      }
+                    }
+                    s.request(1);
+                    return null;
+                  }
+                })
+            .get(30, TimeUnit.SECONDS);
+    assertThat(connected.get(30, TimeUnit.SECONDS)).contains("\"type\":\"connected\"");
+    socket
+        .sendBinary(
+            java.nio.ByteBuffer.wrap(
+                "echo pty-$((6*7))-ok\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+            true)
+        .get(10, TimeUnit.SECONDS);
+    // The shell expands the arithmetic: the text can only come from the terminal.
+    answered.get(30, TimeUnit.SECONDS);
+    socket.sendClose(WebSocket.NORMAL_CLOSURE, "done").get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void theOwnerOpensAPortToEveryoneAndClosesItAgain(@TempDir Path dir) throws Exception {
+    SandboxInfo running = admin().create(Optional.empty(), true, Duration.ofSeconds(60));
+    int port = SandboxWebServer.start(http, running, dir, "public-" + running.id());
+    String portUrl = plane.url() + "/sandboxes/" + running.id() + "/port/" + port + "/";
+    String route = "/api/v1/sandboxes/" + running.id() + "/ports/" + port;
+    assertThat(get(portUrl, Map.of()).statusCode()).isEqualTo(401);
+
+    HttpResponse<String> opened = plane.admin("PUT", route, "{\"public\": true}");
+    assertThat(opened.statusCode()).as(opened.body()).isEqualTo(200);
+    assertThat(dev.paddock.http.Json.parseObject(opened.body().getBytes()))
+        .containsEntry("public", true);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get(portUrl, Map.of()).statusCode(), s -> s == 200);
+    assertThat(get(portUrl, Map.of()).body()).isEqualTo("public-" + running.id());
+    assertThat(admin().get(running.id()).orElseThrow().settings().publicPorts())
+        .containsExactly(port);
+    assertThat(plane.admin("GET", "/api/v1/sandboxes/" + running.id() + "/ports", null).body())
+        .contains("\"public\":true");
+
+    HttpResponse<String> bad = plane.admin("PUT", route, "{\"public\": \"yes\"}");
+    assertThat(bad.statusCode()).isEqualTo(422);
+    assertThat(bad.body()).contains("\"detail\"");
+    assertThat(plane.admin("PUT", route, "{\"public\": false}").statusCode()).isEqualTo(200);
+    assertThat(get(portUrl, Map.of()).statusCode()).isEqualTo(401);
+  }
+
+  @Test
+  void anAutoResumeSandboxWakesOnItsSignedUrlAndAnotherIsAnswered409(@TempDir Path dir)
+      throws Exception {
+    SandboxInfo running =
+        admin()
+            .create(
+                dev.paddock.api.StartRequest.builder().autoResume(true).build(),
+                true,
+                Duration.ofSeconds(60));
+    assertThat(running.settings().autoResume()).isTrue();
+    int port = SandboxWebServer.start(http, running, dir, "woken-" + running.id());
+    HttpResponse<String> signed =
+        plane.admin("POST", "/api/v1/sandboxes/" + running.id() + "/ports/" + port + "/url", "");
+    String url = (String) dev.paddock.http.Json.parseObject(signed.body().getBytes()).get("url");
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get(url, Map.of()).statusCode(), s -> s == 200);
+    admin().pause(running.id());
+    assertThat(admin().get(running.id()).orElseThrow().status())
+        .isEqualTo(dev.paddock.api.SandboxStatus.PAUSED);
+
+    HttpResponse<String> page = get(url, Map.of());
+
+    assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
+    assertThat(page.body()).isEqualTo("woken-" + running.id());
+    assertThat(admin().get(running.id()).orElseThrow().status())
+        .isEqualTo(dev.paddock.api.SandboxStatus.RUNNING);
+
+    SandboxInfo plain = admin().create(Optional.empty(), true, Duration.ofSeconds(60));
+    int plainPort = SandboxWebServer.start(http, plain, dir, "plain-" + plain.id());
+    HttpResponse<String> plainSigned =
+        plane.admin("POST", "/api/v1/sandboxes/" + plain.id() + "/ports/" + plainPort + "/url", "");
+    String plainUrl =
+        (String) dev.paddock.http.Json.parseObject(plainSigned.body().getBytes()).get("url");
+    admin().pause(plain.id());
+    assertThat(get(plainUrl, Map.of()).statusCode()).isEqualTo(409);
+  }
 }

@@ -117,7 +117,9 @@ class GatewayPortIsolationTest {
                 "address",
                 "127.0.0.1",
                 "url",
-                plane.url() + "/sandboxes/" + a.id() + "/port/" + port));
+                plane.url() + "/sandboxes/" + a.id() + "/port/" + port,
+                "public",
+                false));
     HttpResponse<String> other = plane.admin("GET", "/api/v1/sandboxes/" + b.id() + "/ports", null);
     assertThat(other.body()).isEqualTo("{\"ports\":[]}");
 

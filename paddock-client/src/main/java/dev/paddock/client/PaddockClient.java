@@ -96,6 +96,9 @@ public final class PaddockClient {
     request.idleTimeout().ifPresent(v -> body.put("idle_timeout", v.toSeconds()));
     request.onTimeout().ifPresent(v -> body.put("on_timeout", v.wireName()));
     request.onIdle().ifPresent(v -> body.put("on_idle", v.wireName()));
+    if (request.autoResume()) {
+      body.put("auto_resume", true);
+    }
     return body;
   }
 
@@ -457,7 +460,14 @@ public final class PaddockClient {
             ? Optional.of(Duration.ofSeconds(n.longValue()))
             : Optional.empty(),
         action(m.get("on_timeout"), LifetimeAction.DELETE),
-        action(m.get("on_idle"), LifetimeAction.PAUSE));
+        action(m.get("on_idle"), LifetimeAction.PAUSE),
+        Boolean.TRUE.equals(m.get("auto_resume")),
+        m.get("public_ports") instanceof List<?> ports
+            ? ports.stream()
+                .filter(Number.class::isInstance)
+                .map(p -> ((Number) p).intValue())
+                .collect(java.util.stream.Collectors.toSet())
+            : java.util.Set.of());
   }
 
   private static Resources resources(Object value) {

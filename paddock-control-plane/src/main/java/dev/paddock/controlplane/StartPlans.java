@@ -89,7 +89,9 @@ final class StartPlans {
             timeout,
             idle,
             request.onTimeout().orElse(LifetimeAction.DELETE),
-            request.onIdle().orElse(LifetimeAction.PAUSE));
+            request.onIdle().orElse(LifetimeAction.PAUSE),
+            request.autoResume(),
+            java.util.Set.of());
     return new Plan(spec, settings, timeout.map(now::plus));
   }
 

@@ -38,7 +38,8 @@ final class GatewayRoutes {
   void register(dev.paddock.http.Router router) {
     router
         .add("POST", "/api/v1/sandboxes/{id}/ports/{port}/url", Failures.mapped(this::signUrl))
-        .add("GET", "/api/v1/sandboxes/{id}/ports", Failures.mapped(this::ports));
+        .add("GET", "/api/v1/sandboxes/{id}/ports", Failures.mapped(this::ports))
+        .add("PUT", "/api/v1/sandboxes/{id}/ports/{port}", Failures.mapped(this::setPublic));
   }
 
   /**
@@ -70,6 +71,7 @@ final class GatewayRoutes {
       item.put("address", port.address());
       item.put("url", port.url());
       port.hostUrl().ifPresent(u -> item.put("host_url", u));
+      item.put("public", port.open());
       ports.add(item);
     }
     call.sendJson(200, Map.of("ports", ports));
@@ -108,6 +110,30 @@ final class GatewayRoutes {
     reply.put("url", signed.url());
     reply.put("token", signed.token());
     reply.put("expires_at", signed.expiresAt().toString());
+    call.sendJson(200, reply);
+  }
+
+  /**
+   * {@code PUT /api/v1/sandboxes/{id}/ports/{port}} with {@code {"public": true|false}}: the owner
+   * opens a port to anyone through the gateway, or closes it again. Answers the port and the
+   * sandbox's public ports after the change. The port need not be listened on yet (a dev server
+   * about to start).
+   */
+  private void setPublic(Call call) throws IOException {
+    Gateway g = on();
+    Caller caller = auth.require(call).caller();
+    String id = call.pathParam("id");
+    int port = port(call.pathParam("port"));
+    JsonBody body = JsonBody.parse(call.smallBody(), Set.of("public"));
+    boolean open =
+        body.optionalBoolean("public")
+            .orElseThrow(() -> HttpError.unprocessable("\"public\" (true or false) is required"));
+    ownedSandbox(caller, id, "change who may reach its ports");
+    Set<Integer> now = g.setPublic(id, port, open);
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("port", port);
+    reply.put("public", now.contains(port));
+    reply.put("public_ports", now);
     call.sendJson(200, reply);
   }
 

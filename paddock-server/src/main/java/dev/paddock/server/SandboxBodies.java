@@ -34,7 +34,8 @@ final class SandboxBodies {
           "timeout",
           "idle_timeout",
           "on_timeout",
-          "on_idle");
+          "on_idle",
+          "auto_resume");
   private static final Set<String> RESOURCE_FIELDS = Set.of("cpus", "memory", "pids", "disk");
   private static final long MAX_SECONDS = Duration.ofDays(3650).toSeconds();
 
@@ -84,6 +85,7 @@ final class SandboxBodies {
     seconds("idle_timeout").ifPresent(request::idleTimeout);
     action("on_timeout").ifPresent(request::onTimeout);
     action("on_idle").ifPresent(request::onIdle);
+    bool("auto_resume").ifPresent(request::autoResume);
     return request.build();
   }
 
@@ -114,6 +116,17 @@ final class SandboxBodies {
       throw wrongType(name, "a string", value);
     }
     return Optional.of(s);
+  }
+
+  Optional<Boolean> bool(String name) {
+    Object value = fields.get(name);
+    if (value == null) {
+      return Optional.empty();
+    }
+    if (!(value instanceof Boolean b)) {
+      throw wrongType(name, "a boolean", value);
+    }
+    return Optional.of(b);
   }
 
   Optional<Map<String, String>> stringMap(String name) {

@@ -60,6 +60,8 @@ final class Views {
     m.put("idle_timeout", settings.idleTimeout().map(Duration::toSeconds).orElse(null));
     m.put("on_timeout", settings.onTimeout().wireName());
     m.put("on_idle", settings.onIdle().wireName());
+    m.put("auto_resume", settings.autoResume());
+    m.put("public_ports", settings.publicPorts());
     m.put("last_activity_at", info.lastActivityAt().map(Views::time).orElse(null));
     m.put("queue", info.status() == SandboxStatus.QUEUED ? queue(info) : null);
     return m;

@@ -43,6 +43,11 @@ final class JdbcSandboxStore implements SandboxStore {
   }
 
   @Override
+  public java.util.OptionalLong version(String sandboxId) {
+    return sandboxes.version(requireNonNull(sandboxId, "sandboxId"));
+  }
+
+  @Override
   public Optional<SandboxRecord> findBySessionKeyHash(String keyHash) {
     return sandboxes.findBySessionKeyHash(requireNonNull(keyHash, "keyHash"));
   }

@@ -25,6 +25,17 @@ public interface SandboxStore extends AutoCloseable {
 
   Optional<SandboxRecord> find(String sandboxId);
 
+  /**
+   * The stored version of a sandbox (every update bumps it), empty when it does not exist: a narrow
+   * read for a caller that keeps a record and only needs to know whether it is still the stored one
+   * (the gateway, on every request).
+   */
+  default java.util.OptionalLong version(String sandboxId) {
+    return find(sandboxId)
+        .map(r -> java.util.OptionalLong.of(r.version()))
+        .orElse(java.util.OptionalLong.empty());
+  }
+
   /** The sandbox whose current session key hashes to {@code keyHash}. */
   Optional<SandboxRecord> findBySessionKeyHash(String keyHash);
 

@@ -68,6 +68,23 @@ final class SandboxTable {
         "find sandbox '" + sandboxId + "'", connection -> findOne(connection, "id", sandboxId));
   }
 
+  /** One column by primary key: no settings or runtime JSON to parse. */
+  java.util.OptionalLong version(String sandboxId) {
+    return database.run(
+        "read the version of sandbox '" + sandboxId + "'",
+        connection -> {
+          try (PreparedStatement query =
+              connection.prepareStatement("SELECT version FROM sandboxes WHERE id = ?")) {
+            query.setString(1, sandboxId);
+            try (java.sql.ResultSet row = query.executeQuery()) {
+              return row.next()
+                  ? java.util.OptionalLong.of(row.getLong(1))
+                  : java.util.OptionalLong.empty();
+            }
+          }
+        });
+  }
+
   Optional<SandboxRecord> findBySessionKeyHash(String keyHash) {
     return database.run(
         "find a sandbox by session key hash",

@@ -20,15 +20,17 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 
 /**
- * The columns of {@link SandboxSettings} and the lifetime in the {@code sandboxes} table (V2):
- * labels and resources as JSON objects, durations and times as milliseconds, actions by wire name;
- * and the operation under way with its replica (V4).
+ * The columns of {@link SandboxSettings} and the lifetime in the {@code sandboxes} table (V2, V6):
+ * labels and resources as JSON objects, public ports as a JSON array, durations and times as
+ * milliseconds, actions by wire name, auto-resume as 0 or 1; and the operation under way with its
+ * replica (V4).
  */
 final class SettingsColumns {
   static final String NAMES =
       "image, labels, resources, working_dir, timeout_ms, idle_timeout_ms, on_timeout, on_idle,"
-          + " timeout_at, last_activity_at, key_generation, operation, operation_replica";
-  static final int COUNT = 13;
+          + " timeout_at, last_activity_at, key_generation, operation, operation_replica,"
+          + " auto_resume, public_ports";
+  static final int COUNT = 15;
 
   private SettingsColumns() {}
 
@@ -49,6 +51,8 @@ final class SettingsColumns {
     statement.setLong(first + 10, record.keyGeneration());
     setText(statement, first + 11, record.operation().map(o -> o.kind().name()));
     setText(statement, first + 12, record.operation().map(SandboxOperation::replicaId));
+    statement.setLong(first + 13, s.autoResume() ? 1 : 0);
+    setText(statement, first + 14, Optional.of(json(s.publicPorts())));
   }
 
   static Optional<SandboxOperation> operation(ResultSet row) throws SQLException {
@@ -69,7 +73,26 @@ final class SettingsColumns {
         millis(row, "timeout_ms").map(Duration::ofMillis),
         millis(row, "idle_timeout_ms").map(Duration::ofMillis),
         LifetimeAction.fromWire("on_timeout", row.getString("on_timeout")),
-        LifetimeAction.fromWire("on_idle", row.getString("on_idle")));
+        LifetimeAction.fromWire("on_idle", row.getString("on_idle")),
+        row.getLong("auto_resume") != 0,
+        ports(row.getString("public_ports")));
+  }
+
+  private static java.util.Set<Integer> ports(String json) {
+    java.util.Set<Integer> ports = new java.util.TreeSet<>();
+    if (json != null) {
+      try {
+        for (Object port : JSON.std.listFrom(json)) {
+          if (port instanceof Number n) {
+            ports.add(n.intValue());
+          }
+        }
+      } catch (IOException e) {
+        throw new StoreException(
+            "Stored public ports are not a JSON array (" + e.getMessage() + ")", e);
+      }
+    }
+    return ports;
   }
 
   static Optional<Instant> instant(ResultSet row, String column) throws SQLException {
@@ -116,7 +139,7 @@ final class SettingsColumns {
             : OptionalLong.empty());
   }
 
-  private static String json(Map<String, ?> value) {
+  private static String json(Object value) {
     try {
       return JSON.std.asString(value);
     } catch (IOException e) {

@@ -685,6 +685,39 @@ public abstract class SandboxStoreContract {
   }
 
   @Test
+  void theVersionAloneFollowsEveryUpdateAndIsEmptyOnceDeleted() {
+    SandboxRecord record = store.insert(sandbox("sb-v", "alice", T0));
+    assertThat(store.version("sb-v")).hasValue(0);
+
+    SandboxRecord updated = store.update(record.withStatus(SandboxStatus.PAUSED, Optional.empty()));
+
+    assertThat(store.version("sb-v"))
+        .hasValue(updated.version())
+        .isNotEqualTo(java.util.OptionalLong.of(0));
+    store.delete("sb-v");
+    assertThat(store.version("sb-v")).isEmpty();
+    assertThat(store.version("never")).isEmpty();
+  }
+
+  @Test
+  void autoResumeAndPublicPortsRoundTripAndPublicPortsChange() {
+    SandboxRecord record =
+        store.insert(
+            sandbox("sb-gw", "alice", T0)
+                .withSettings(
+                    SandboxSettings.NONE.withAutoResume(true).withPublicPorts(Set.of(8080))));
+    assertThat(store.find("sb-gw").orElseThrow().settings().autoResume()).isTrue();
+
+    store.update(record.withSettings(record.settings().withPublicPorts(Set.of(3000, 8080))));
+
+    SandboxSettings found = store.find("sb-gw").orElseThrow().settings();
+    assertThat(found.publicPorts()).containsExactly(3000, 8080);
+    assertThat(found.autoResume()).isTrue();
+    assertThat(store.insert(sandbox("sb-plain", "alice", T0)).settings().publicPorts()).isEmpty();
+    assertThat(store.find("sb-plain").orElseThrow().settings().autoResume()).isFalse();
+  }
+
+  @Test
   void labelSelectorsMatchEveryGivenLabel() {
     store.insert(labelled("sb-a", T0, Map.of("team", "ml", "env", "prod")));
     store.insert(labelled("sb-b", T0.plusSeconds(1), Map.of("team", "ml", "env", "dev")));

@@ -165,7 +165,7 @@ final class Forwarder {
     }
   }
 
-  private static boolean isUpgrade(HttpExchange exchange) {
+  static boolean isUpgrade(HttpExchange exchange) {
     String upgrade = exchange.getRequestHeaders().getFirst("Upgrade");
     return upgrade != null
         && !upgrade.isBlank()

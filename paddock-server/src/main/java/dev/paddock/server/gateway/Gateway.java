@@ -36,6 +36,13 @@ public final class Gateway implements AutoCloseable {
   /** The query parameter (and cookie) carrying a signed URL token. */
   public static final String TOKEN_PARAM = "paddock_token";
 
+  /**
+   * The query parameter a browser's WebSocket to an agent route carries its session key in (a
+   * browser cannot set headers on a WebSocket); the gateway moves it into {@code
+   * X-Session-API-Key}.
+   */
+  static final String KEY_PARAM = "session_api_key";
+
   static final String AGENT_TEMPLATE = "/sandboxes/{id}/agent/*";
   static final String PORT_TEMPLATE = "/sandboxes/{id}/port/{port}/*";
   static final String HOST_TEMPLATE = "{port}-{id}.{domain}";
@@ -47,9 +54,17 @@ public final class Gateway implements AutoCloseable {
   private final Forwarder forwarder;
   private final UrlTokens tokens;
   private final PortLists portLists;
+  private final Wakes wakes;
+  private final PublicPorts publicPorts;
   private final Clock clock;
 
-  private Gateway(GatewayConfig config, Targets targets, SandboxKeys keys, Clock clock) {
+  private Gateway(
+      GatewayConfig config,
+      SandboxStore store,
+      Targets targets,
+      SandboxKeys keys,
+      SandboxResumer resumer,
+      Clock clock) {
     this.config = config;
     this.targets = targets;
     this.pool =
@@ -60,6 +75,8 @@ public final class Gateway implements AutoCloseable {
     this.forwarder = new Forwarder(pool, config, metrics);
     this.tokens = new UrlTokens(config.tokenSecret());
     this.portLists = new PortLists(pool, keys);
+    this.wakes = new Wakes(resumer, config.resumeWait());
+    this.publicPorts = new PublicPorts(store);
     this.clock = clock;
   }
 
@@ -69,7 +86,22 @@ public final class Gateway implements AutoCloseable {
    */
   public static Gateway create(
       SandboxStore store, SandboxBackend backend, SandboxKeys keys, GatewayConfig config) {
-    return new Gateway(config, new Targets(store, backend), keys, Clock.systemUTC());
+    return create(store, backend, keys, SandboxResumer.NONE, config);
+  }
+
+  /**
+   * {@link #create(SandboxStore, SandboxBackend, SandboxKeys, GatewayConfig)} that also resumes a
+   * paused sandbox created with {@code auto_resume} through {@code resumer} when a request that may
+   * wake it arrives (a valid signed URL or a public port), then forwards that request.
+   */
+  public static Gateway create(
+      SandboxStore store,
+      SandboxBackend backend,
+      SandboxKeys keys,
+      SandboxResumer resumer,
+      GatewayConfig config) {
+    return new Gateway(
+        config, store, new Targets(store, backend), keys, resumer, Clock.systemUTC());
   }
 
   /** A handler serving gateway requests and passing every other request to {@code api}. */
@@ -168,12 +200,16 @@ public final class Gateway implements AutoCloseable {
   }
 
   private static String withoutToken(String rawQuery) {
+    return without(rawQuery, TOKEN_PARAM);
+  }
+
+  private static String without(String rawQuery, String param) {
     if (rawQuery == null || rawQuery.isEmpty()) {
       return "";
     }
     StringBuilder kept = new StringBuilder(rawQuery.length());
     for (String pair : rawQuery.split("&")) {
-      if (!pair.startsWith(TOKEN_PARAM + "=") && !pair.equals(TOKEN_PARAM) && !pair.isEmpty()) {
+      if (!pair.startsWith(param + "=") && !pair.equals(param) && !pair.isEmpty()) {
         kept.append(kept.isEmpty() ? "" : "&").append(pair);
       }
     }
@@ -190,6 +226,13 @@ public final class Gateway implements AutoCloseable {
       return;
     }
     Targets.Lookup lookup = targets.lookup(route.sandboxId());
+    if (lookup.agent().isEmpty() && mayWake(exchange, route, lookup)) {
+      Optional<Targets.Lookup> woken = wake(exchange, route);
+      if (woken.isEmpty()) {
+        return;
+      }
+      lookup = woken.get();
+    }
     if (lookup.agent().isEmpty()) {
       refuse(exchange, route, lookup.status());
       return;
@@ -215,6 +258,44 @@ public final class Gateway implements AutoCloseable {
       return;
     }
     forwarder.forward(exchange, plan(exchange, route, lookup.agent().get()));
+  }
+
+  /**
+   * Whether this request resumes a paused sandbox: it was created with {@code auto_resume} and the
+   * request is for one of its ports with a credential that a pause does not revoke (a public port
+   * or a valid signed URL). The session key cannot wake it: the pause revoked it.
+   */
+  private boolean mayWake(HttpExchange exchange, Route route, Targets.Lookup lookup) {
+    return lookup.status() == SandboxStatus.PAUSED
+        && route.port().isPresent()
+        && lookup.record().map(r -> r.settings().autoResume()).orElse(false)
+        && portAllowed(exchange, route, lookup.record().get());
+  }
+
+  /** Resumes the sandbox (or joins its resume); its lookup after, or empty when answered here. */
+  private Optional<Targets.Lookup> wake(HttpExchange exchange, Route route) throws IOException {
+    Wakes.Result result = wakes.wake(route.sandboxId());
+    switch (result.outcome()) {
+      case RESUMED -> {
+        metrics.resumed(route.template());
+        return Optional.of(targets.lookup(route.sandboxId()));
+      }
+      case STILL_RESUMING -> {
+        exchange.getResponseHeaders().set("Retry-After", "1");
+        reply(
+            exchange,
+            route,
+            503,
+            "sandbox " + route.sandboxId() + " is resuming (auto_resume); retry shortly");
+      }
+      case FAILED ->
+          reply(
+              exchange,
+              route,
+              502,
+              "sandbox " + route.sandboxId() + " could not be resumed: " + result.reason());
+    }
+    return Optional.empty();
   }
 
   /**
@@ -276,8 +357,9 @@ public final class Gateway implements AutoCloseable {
     };
   }
 
-  /** A port a sandbox listens on, with its gateway URLs. */
-  public record ListedPort(int port, String address, String url, Optional<String> hostUrl) {}
+  /** A port a sandbox listens on, with its gateway URLs and whether its owner made it public. */
+  public record ListedPort(
+      int port, String address, String url, Optional<String> hostUrl, boolean open) {}
 
   /**
    * The ports a process of the sandbox's own tree listens on (its agent's answer, asked now), with
@@ -293,6 +375,7 @@ public final class Gateway implements AutoCloseable {
       throw refusal(sandboxId, lookup.status());
     }
     List<PortLists.Port> ports;
+    Set<Integer> open = lookup.record().orElseThrow().settings().publicPorts();
     try {
       ports = portLists.list(lookup.record().orElseThrow(), lookup.agent().get());
     } catch (IOException e) {
@@ -306,7 +389,8 @@ public final class Gateway implements AutoCloseable {
                     p.port(),
                     p.address(),
                     portUrl(base, sandboxId, p.port()),
-                    config.domain().map(d -> hostUrl(base, sandboxId, p.port()))))
+                    config.domain().map(d -> hostUrl(base, sandboxId, p.port())),
+                    open.contains(p.port())))
         .toList();
   }
 
@@ -325,8 +409,14 @@ public final class Gateway implements AutoCloseable {
     }
   }
 
-  /** The sandbox's session key, or a signed URL token (query or cookie) for this port. */
+  /**
+   * A public port, the sandbox's session key, or a signed URL token (query or cookie) for this
+   * port.
+   */
   private boolean portAllowed(HttpExchange exchange, Route route, SandboxRecord record) {
+    if (record.settings().publicPorts().contains(route.port().orElseThrow())) {
+      return true;
+    }
     List<String> keys = exchange.getRequestHeaders().get("X-Session-API-Key");
     if (keys != null && keys.size() == 1 && record.sessionKeyHash().isPresent()) {
       if (KeyDigest.matches(keys.get(0), record.sessionKeyHash().get())) {
@@ -335,9 +425,10 @@ public final class Gateway implements AutoCloseable {
     }
     Optional<String> fromQuery = queryToken(exchange.getRequestURI().getRawQuery());
     if (fromQuery.isPresent() && validToken(fromQuery.get(), route)) {
+      // set, not add: a request that woke its sandbox is checked twice.
       exchange
           .getResponseHeaders()
-          .add(
+          .set(
               "Set-Cookie",
               TOKEN_PARAM
                   + "="
@@ -355,12 +446,16 @@ public final class Gateway implements AutoCloseable {
   }
 
   private static Optional<String> queryToken(String rawQuery) {
+    return queryParam(rawQuery, TOKEN_PARAM);
+  }
+
+  private static Optional<String> queryParam(String rawQuery, String param) {
     if (rawQuery == null) {
       return Optional.empty();
     }
     for (String pair : rawQuery.split("&")) {
-      if (pair.startsWith(TOKEN_PARAM + "=")) {
-        return Optional.of(pair.substring(TOKEN_PARAM.length() + 1));
+      if (pair.startsWith(param + "=")) {
+        return Optional.of(pair.substring(param.length() + 1));
       }
     }
     return Optional.empty();
@@ -399,7 +494,38 @@ public final class Gateway implements AutoCloseable {
     }
     // A port's app never sees the sandbox's key: it is the agent's credential, not the app's.
     Set<String> withheld = route.port().isPresent() ? Set.of("x-session-api-key") : Set.of();
-    return new Forwarder.Plan(address, route.target(), added, withheld, route.template());
+    String target = route.target();
+    Optional<String> queryKey = browserSocketKey(exchange, route);
+    if (queryKey.isPresent()) {
+      added.put("X-Session-API-Key", queryKey.get());
+      target = withoutQueryKey(target);
+    }
+    return new Forwarder.Plan(address, target, added, withheld, route.template());
+  }
+
+  /**
+   * The session key of a WebSocket upgrade to an agent route that carries it as a query parameter
+   * and not as a header, as a browser must (OpenHands' sockets do the same): every agent route,
+   * terminals included, then gets it the one way all of them accept.
+   */
+  private static Optional<String> browserSocketKey(HttpExchange exchange, Route route) {
+    if (route.port().isPresent()
+        || !Forwarder.isUpgrade(exchange)
+        || exchange.getRequestHeaders().containsKey("X-Session-API-Key")) {
+      return Optional.empty();
+    }
+    Optional<String> raw = queryParam(exchange.getRequestURI().getRawQuery(), KEY_PARAM);
+    return raw.map(v -> java.net.URLDecoder.decode(v, java.nio.charset.StandardCharsets.UTF_8))
+        .filter(v -> !v.isEmpty() && v.chars().allMatch(c -> c > 0x20 && c < 0x7f));
+  }
+
+  private static String withoutQueryKey(String target) {
+    int q = target.indexOf('?');
+    if (q < 0) {
+      return target;
+    }
+    String query = without(target.substring(q + 1), KEY_PARAM);
+    return query.isEmpty() ? target.substring(0, q) : target.substring(0, q) + "?" + query;
   }
 
   /**
@@ -475,6 +601,21 @@ public final class Gateway implements AutoCloseable {
     java.net.URI uri = java.net.URI.create(base);
     String authority = port + "-" + sandboxId + "." + config.domain().orElseThrow();
     return uri.getScheme() + "://" + authority + (uri.getPort() > 0 ? ":" + uri.getPort() : "");
+  }
+
+  /**
+   * Opens {@code port} of {@code sandboxId} to anyone through the gateway ({@code open}), or closes
+   * it again (then it needs the session key or a signed URL). Kept in the store with the sandbox,
+   * so it holds across restarts and replicas. The caller checked that its user owns the sandbox.
+   *
+   * @return the sandbox's public ports after the change
+   * @throws HttpError 404 when the sandbox does not exist (any more)
+   */
+  public Set<Integer> setPublic(String sandboxId, int port, boolean open) {
+    if (port < 1 || port > 65535) {
+      throw new IllegalArgumentException("port must be between 1 and 65535, got " + port);
+    }
+    return publicPorts.set(sandboxId, port, open);
   }
 
   /** The gateway's metrics in Prometheus text format. */

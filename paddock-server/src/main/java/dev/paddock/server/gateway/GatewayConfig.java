@@ -9,7 +9,8 @@ import java.util.Optional;
  *
  * <p>Defaults: path mode only (no host domain), connect timeout 5 s, upstream idle timeout 300 s (a
  * stream with no byte for that long is cut), 32 idle keep-alive connections kept per upstream
- * address for 30 s, signed URLs valid 1 h unless the request says otherwise (at most 7 days).
+ * address for 30 s, signed URLs valid 1 h unless the request says otherwise (at most 7 days), a
+ * request that auto-resumes a sandbox waits up to 60 s for it (then 503 with {@code Retry-After}).
  */
 public final class GatewayConfig {
   private final String tokenSecret;
@@ -21,6 +22,7 @@ public final class GatewayConfig {
   private final Duration defaultUrlLifetime;
   private final Duration maxUrlLifetime;
   private final boolean secure;
+  private final Duration resumeWait;
 
   private GatewayConfig(Builder b) {
     this.tokenSecret = b.tokenSecret;
@@ -32,6 +34,12 @@ public final class GatewayConfig {
     this.defaultUrlLifetime = b.defaultUrlLifetime;
     this.maxUrlLifetime = b.maxUrlLifetime;
     this.secure = b.secure;
+    this.resumeWait = b.resumeWait;
+  }
+
+  /** How long a request that auto-resumes a paused sandbox waits for it to run. */
+  public Duration resumeWait() {
+    return resumeWait;
   }
 
   /** Whether clients reach the control plane over HTTPS (for {@code X-Forwarded-Proto}). */
@@ -91,6 +99,7 @@ public final class GatewayConfig {
     private Duration defaultUrlLifetime = Duration.ofHours(1);
     private Duration maxUrlLifetime = Duration.ofDays(7);
     private boolean secure;
+    private Duration resumeWait = Duration.ofSeconds(60);
 
     private Builder(String tokenSecret) {
       if (Objects.requireNonNull(tokenSecret, "tokenSecret").length() < 16) {
@@ -139,6 +148,12 @@ public final class GatewayConfig {
     public Builder urlLifetimes(Duration byDefault, Duration max) {
       this.defaultUrlLifetime = positive(byDefault, "default URL lifetime");
       this.maxUrlLifetime = positive(max, "max URL lifetime");
+      return this;
+    }
+
+    /** How long a request that auto-resumes a sandbox waits for it (then 503, Retry-After). */
+    public Builder resumeWait(Duration wait) {
+      this.resumeWait = positive(wait, "resumeWait");
       return this;
     }
 

@@ -14,6 +14,7 @@ final class GatewayMetrics {
   private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> upstreamErrors = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> openSockets = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> resumes = new ConcurrentHashMap<>();
   private final LongAdder bytes = new LongAdder();
 
   void replied(String template, int status) {
@@ -30,6 +31,10 @@ final class GatewayMetrics {
 
   void webSocketClosed(String template) {
     openSockets.computeIfAbsent(template, k -> new LongAdder()).decrement();
+  }
+
+  void resumed(String template) {
+    resumes.computeIfAbsent(template, k -> new LongAdder()).increment();
   }
 
   void bytes(long n) {
@@ -65,6 +70,12 @@ final class GatewayMetrics {
         "gauge",
         "Relayed upgraded connections open.",
         openSockets);
+    series(
+        out,
+        "paddock_gateway_auto_resumes_total",
+        "counter",
+        "Requests that waited for an auto-resume of their sandbox and were then forwarded.",
+        resumes);
     out.append("# HELP paddock_gateway_bytes_total Reply and tunnel bytes relayed.\n")
         .append("# TYPE paddock_gateway_bytes_total counter\n")
         .append("paddock_gateway_bytes_total ")

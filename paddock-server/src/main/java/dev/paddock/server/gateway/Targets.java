@@ -10,21 +10,23 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Where a sandbox's traffic goes, decided at the door: its state comes from the store on every
- * request (a paused sandbox is refused without touching its frozen agent), its agent address from
- * the backend once per record version (every pause, resume or restart bumps the version, so a
- * cached address is never one of an older runtime). Nothing is kept that a restart would need.
- * Thread-safe.
+ * request (a paused sandbox is refused without touching its frozen agent). Every change to a
+ * sandbox record bumps its version, so each request reads only the stored version (one column by
+ * key) and reuses the record, and the agent address the backend gave for it, while that version is
+ * unchanged; a new version is read in full, and a RUNNING one asks the backend for its agent again.
+ * Nothing is kept that a restart would need. Thread-safe.
  */
 final class Targets {
+  private static final int MAX_KNOWN = 20_000;
+
   private final SandboxStore store;
   private final SandboxBackend backend;
-  private final Map<String, Known> known = new ConcurrentHashMap<>();
-
-  private record Known(long version, InetSocketAddress agent) {}
+  private final Map<String, Lookup> known = new ConcurrentHashMap<>();
 
   /** The outcome of a lookup: a running sandbox's record and agent, or why there is none. */
   record Lookup(
@@ -35,23 +37,28 @@ final class Targets {
     this.backend = backend;
   }
 
-  Optional<SandboxRecord> record(String sandboxId) {
-    return store.find(sandboxId);
-  }
-
   /** The agent address of a RUNNING record, or the status that stands in the way. */
   Lookup lookup(String sandboxId) {
+    OptionalLong version = store.version(sandboxId);
+    if (version.isEmpty()) {
+      known.remove(sandboxId);
+      return new Lookup(Optional.empty(), SandboxStatus.MISSING, Optional.empty());
+    }
+    Lookup cached = known.get(sandboxId);
+    if (cached != null && cached.record().orElseThrow().version() == version.getAsLong()) {
+      return cached;
+    }
     Optional<SandboxRecord> found = store.find(sandboxId);
     if (found.isEmpty()) {
       return new Lookup(found, SandboxStatus.MISSING, Optional.empty());
     }
-    SandboxRecord record = found.get();
+    return fresh(found.get());
+  }
+
+  private Lookup fresh(SandboxRecord record) {
     if (record.status() != SandboxStatus.RUNNING || record.runtime().isEmpty()) {
-      return new Lookup(found, record.status(), Optional.empty());
-    }
-    Known cached = known.get(sandboxId);
-    if (cached != null && cached.version() == record.version()) {
-      return new Lookup(found, SandboxStatus.RUNNING, Optional.of(cached.agent()));
+      // Decided by the record alone, so it holds until the record changes.
+      return keep(new Lookup(Optional.of(record), record.status(), Optional.empty()));
     }
     RuntimeState state = backend.inspect(record.runtime().get());
     Optional<InetSocketAddress> agent =
@@ -60,13 +67,18 @@ final class Targets {
             .findFirst()
             .map(u -> address(u.url()));
     if (state.status() != SandboxStatus.RUNNING || agent.isEmpty()) {
-      return new Lookup(found, state.status(), Optional.empty());
+      // The runtime's live state, not the record's: asked again on the next request.
+      return new Lookup(Optional.of(record), state.status(), Optional.empty());
     }
-    if (known.size() > 100_000) {
+    return keep(new Lookup(Optional.of(record), SandboxStatus.RUNNING, agent));
+  }
+
+  private Lookup keep(Lookup lookup) {
+    if (known.size() > MAX_KNOWN) {
       known.clear(); // bounded: entries of sandboxes deleted elsewhere go eventually
     }
-    known.put(sandboxId, new Known(record.version(), agent.get()));
-    return new Lookup(found, SandboxStatus.RUNNING, agent);
+    known.put(lookup.record().orElseThrow().id(), lookup);
+    return lookup;
   }
 
   private static InetSocketAddress address(String url) {

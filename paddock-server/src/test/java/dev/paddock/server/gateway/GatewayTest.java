@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import dev.paddock.api.ExposedUrl;
 import dev.paddock.api.KeyDigest;
+import dev.paddock.api.SandboxSettings;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
@@ -73,19 +74,34 @@ class GatewayTest {
   private final CountDownLatch secondLine = new CountDownLatch(1);
   private final HttpClient http = HttpClient.newHttpClient();
 
+  /** Auto-resumes asked of the control plane, and what each does (by default: mark it RUNNING). */
+  private final AtomicInteger resumes = new AtomicInteger();
+
+  private volatile SandboxResumer resumeAction = this::markRunning;
+
   @BeforeEach
   void start() throws Exception {
     dataDir = Files.createTempDirectory("paddock-gateway-test-");
-    store = SandboxStores.openEmbedded(dataDir);
     agent = HttpServers.create(HttpServerConfig.builder(loopback()).build());
     agent.createContext("/", agentRouter());
     agent.start();
     listed.add(agent.getAddress().getPort());
+    startFront();
+    insert("sb-1", SandboxStatus.RUNNING);
+  }
+
+  /** The store, the gateway and the server in front, as a control plane (re)starts them. */
+  private void startFront() throws Exception {
+    store = SandboxStores.openEmbedded(dataDir);
     gateway =
         Gateway.create(
             store,
             new FakeBackend(),
-            id -> id.equals("sb-1") ? Optional.of(KEY) : Optional.empty(),
+            id -> id.equals("sb-2") ? Optional.empty() : Optional.of(KEY),
+            id -> {
+              resumes.incrementAndGet();
+              resumeAction.resume(id);
+            },
             GatewayConfig.builder(SECRET).build());
     front = HttpServers.create(HttpServerConfig.builder(loopback()).build());
     front.createContext(
@@ -96,15 +112,27 @@ class GatewayTest {
               exchange.close();
             }));
     front.start();
-    insert("sb-1", SandboxStatus.RUNNING);
+  }
+
+  private void stopFront() {
+    front.stop(0);
+    gateway.close();
+    store.close();
+  }
+
+  /** What the control plane's resume leaves in the store: RUNNING with a new key. */
+  private void markRunning(String id) {
+    SandboxRecord paused = store.find(id).orElseThrow();
+    store.update(
+        paused
+            .withStatus(SandboxStatus.RUNNING, Optional.empty())
+            .withSessionKeyHash(Optional.of(KeyDigest.sha256Hex(KEY + id))));
   }
 
   @AfterEach
   void stop() throws Exception {
-    front.stop(0);
-    gateway.close();
+    stopFront();
     agent.stop(0);
-    store.close();
     http.shutdownNow();
     try (var paths = Files.walk(dataDir)) {
       for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
@@ -186,17 +214,20 @@ class GatewayTest {
         });
     router.websocket(
         "/echo",
-        call ->
-            new WebSocketListener() {
-              @Override
-              public void onText(WebSocket socket, String text) {
-                try {
-                  socket.sendText("echo:" + text);
-                } catch (java.io.IOException e) {
-                  throw new java.io.UncheckedIOException(e);
-                }
+        call -> {
+          seenHeaders.put("socket key header", call.header("X-Session-API-Key").orElse("none"));
+          seenHeaders.put("socket key query", call.query("session_api_key").orElse("none"));
+          return new WebSocketListener() {
+            @Override
+            public void onText(WebSocket socket, String text) {
+              try {
+                socket.sendText("echo:" + text);
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
               }
-            });
+            }
+          };
+        });
     return router;
   }
 
@@ -239,6 +270,10 @@ class GatewayTest {
   }
 
   private void insert(String id, SandboxStatus status) {
+    insert(id, status, SandboxSettings.NONE);
+  }
+
+  private void insert(String id, SandboxStatus status, SandboxSettings settings) {
     Instant now = Instant.now();
     store.insert(
         new SandboxRecord(
@@ -246,11 +281,17 @@ class GatewayTest {
             Optional.of("user-1"),
             "default",
             status,
-            Optional.of(KeyDigest.sha256Hex(id.equals("sb-1") ? KEY : KEY + id)),
+            status == SandboxStatus.PAUSED
+                ? Optional.empty() // a pause revokes the key
+                : Optional.of(KeyDigest.sha256Hex(id.equals("sb-1") ? KEY : KEY + id)),
             Optional.of(new RuntimeHandle(id, "fake", Map.of())),
             Optional.empty(),
             now,
             now,
+            0,
+            settings,
+            Optional.empty(),
+            Optional.empty(),
             0));
   }
 
@@ -471,5 +512,189 @@ class GatewayTest {
         get("/sandboxes/sb-2/port/" + port + "/who?paddock_token=" + signed.token());
     assertThat(response.statusCode()).isEqualTo(502);
     assertThat(response.body()).contains("cannot list the ports sandbox sb-2 listens on");
+  }
+
+  @Test
+  void aPublicPortIsOpenToAnyoneUntilItsOwnerClosesItAgain() throws Exception {
+    int port = agent.getAddress().getPort();
+    String path = "/sandboxes/sb-1/port/" + port + "/who";
+    assertThat(get(path).statusCode()).isEqualTo(401);
+
+    assertThat(gateway.setPublic("sb-1", port, true)).containsExactly(port);
+    assertThat(get(path).statusCode()).isEqualTo(200);
+    assertThat(gateway.listening("http://x", "sb-1"))
+        .singleElement()
+        .satisfies(p -> assertThat(p.open()).isTrue());
+    // Public opens that port only, and only of that sandbox.
+    insert("sb-3", SandboxStatus.RUNNING);
+    assertThat(get("/sandboxes/sb-3/port/" + port + "/who").statusCode()).isEqualTo(401);
+
+    assertThat(gateway.setPublic("sb-1", port, false)).isEmpty();
+    assertThat(get(path).statusCode()).isEqualTo(401);
+  }
+
+  @Test
+  void aPublicPortStaysPublicAcrossAControlPlaneRestart() throws Exception {
+    int port = agent.getAddress().getPort();
+    gateway.setPublic("sb-1", port, true);
+    stopFront();
+    startFront(); // a new store connection, gateway and server on the same data dir
+
+    assertThat(get("/sandboxes/sb-1/port/" + port + "/who").statusCode()).isEqualTo(200);
+    assertThat(store.find("sb-1").orElseThrow().settings().publicPorts()).containsExactly(port);
+  }
+
+  @Test
+  void makingAPortOfAMissingSandboxPublicIsA404() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gateway.setPublic("nope", 80, true))
+        .isInstanceOfSatisfying(
+            dev.paddock.http.HttpError.class, e -> assertThat(e.status()).isEqualTo(404));
+  }
+
+  @Test
+  void aPausedAutoResumeSandboxIsResumedByASignedUrlAndTheRequestForwarded() throws Exception {
+    insert("sb-3", SandboxStatus.PAUSED, SandboxSettings.NONE.withAutoResume(true));
+    int port = agent.getAddress().getPort();
+    Gateway.SignedUrl signed = gateway.sign("http://x", "sb-3", port, Duration.ofMinutes(5));
+
+    HttpResponse<String> response =
+        get("/sandboxes/sb-3/port/" + port + "/who?paddock_token=" + signed.token());
+
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    assertThat(resumes).hasValue(1);
+    assertThat(store.find("sb-3").orElseThrow().status()).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(gateway.scrape())
+        .contains("paddock_gateway_auto_resumes_total{route=\"/sandboxes/{id}/port/{port}/*\"} 1");
+  }
+
+  @Test
+  void aPublicPortWakesAnAutoResumeSandbox() throws Exception {
+    int port = agent.getAddress().getPort();
+    insert(
+        "sb-3",
+        SandboxStatus.PAUSED,
+        SandboxSettings.NONE.withAutoResume(true).withPublicPorts(java.util.Set.of(port)));
+
+    assertThat(get("/sandboxes/sb-3/port/" + port + "/who").statusCode()).isEqualTo(200);
+    assertThat(resumes).hasValue(1);
+  }
+
+  @Test
+  void withoutAutoResumeAPausedSandboxIs409AtOnceEvenWithASignedUrl() throws Exception {
+    insert("sb-3", SandboxStatus.PAUSED);
+    int port = agent.getAddress().getPort();
+    Gateway.SignedUrl signed = gateway.sign("http://x", "sb-3", port, Duration.ofMinutes(5));
+
+    HttpResponse<String> response =
+        get("/sandboxes/sb-3/port/" + port + "/who?paddock_token=" + signed.token());
+
+    assertThat(response.statusCode()).isEqualTo(409);
+    assertThat(response.body()).contains("sandbox sb-3 is paused; resume it");
+    assertThat(resumes).hasValue(0);
+  }
+
+  @Test
+  void nothingButASignedUrlOrAPublicPortWakesASandbox() throws Exception {
+    insert("sb-3", SandboxStatus.PAUSED, SandboxSettings.NONE.withAutoResume(true));
+    int port = agent.getAddress().getPort();
+    Gateway.SignedUrl forged = gateway.sign("http://x", "sb-1", port, Duration.ofMinutes(5));
+
+    assertThat(get("/sandboxes/sb-3/port/" + port + "/who").statusCode()).isEqualTo(409);
+    assertThat(
+            get("/sandboxes/sb-3/port/" + port + "/who?paddock_token=" + forged.token())
+                .statusCode())
+        .isEqualTo(409);
+    // The session key was revoked by the pause, so it cannot vouch for a wake.
+    assertThat(get("/sandboxes/sb-3/port/" + port + "/who", "X-Session-API-Key", KEY).statusCode())
+        .isEqualTo(409);
+    assertThat(get("/sandboxes/sb-3/agent/alive", "X-Session-API-Key", KEY).statusCode())
+        .isEqualTo(409);
+    assertThat(resumes).hasValue(0);
+  }
+
+  @Test
+  void requestsArrivingDuringAWakeShareOneResume() throws Exception {
+    insert("sb-3", SandboxStatus.PAUSED, SandboxSettings.NONE.withAutoResume(true));
+    int port = agent.getAddress().getPort();
+    Gateway.SignedUrl signed = gateway.sign("http://x", "sb-3", port, Duration.ofMinutes(5));
+    CountDownLatch release = new CountDownLatch(1);
+    resumeAction =
+        id -> {
+          try {
+            release.await(20, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          markRunning(id);
+        };
+    List<CompletableFuture<HttpResponse<String>>> replies = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      replies.add(
+          http.sendAsync(
+              HttpRequest.newBuilder(
+                      URI.create(
+                          url(
+                              "/sandboxes/sb-3/port/"
+                                  + port
+                                  + "/who?paddock_token="
+                                  + signed.token())))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString()));
+    }
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> resumes.get() == 1);
+    release.countDown();
+
+    for (CompletableFuture<HttpResponse<String>> reply : replies) {
+      assertThat(reply.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    }
+    assertThat(resumes).hasValue(1);
+  }
+
+  @Test
+  void aResumeThatFailsIsA502SayingWhy() throws Exception {
+    insert("sb-3", SandboxStatus.PAUSED, SandboxSettings.NONE.withAutoResume(true));
+    int port = agent.getAddress().getPort();
+    Gateway.SignedUrl signed = gateway.sign("http://x", "sb-3", port, Duration.ofMinutes(5));
+    resumeAction =
+        id -> {
+          throw new IllegalStateException("at capacity: 10 sandboxes running");
+        };
+
+    HttpResponse<String> response =
+        get("/sandboxes/sb-3/port/" + port + "/who?paddock_token=" + signed.token());
+
+    assertThat(response.statusCode()).isEqualTo(502);
+    assertThat(Json.parseObject(response.body().getBytes()).get("detail"))
+        .isEqualTo("sandbox sb-3 could not be resumed: at capacity: 10 sandboxes running");
+    assertThat(store.find("sb-3").orElseThrow().status()).isEqualTo(SandboxStatus.PAUSED);
+  }
+
+  @Test
+  void aBrowsersSocketKeyInTheQueryReachesTheAgentAsItsHeader() throws Exception {
+    CompletableFuture<String> echoed = new CompletableFuture<>();
+    String ws =
+        url("/sandboxes/sb-1/agent/echo?session_api_key=" + KEY + "&x=1")
+            .replaceFirst("^http", "ws");
+    java.net.http.WebSocket socket =
+        http.newWebSocketBuilder()
+            .header("Origin", url(""))
+            .buildAsync(
+                URI.create(ws),
+                new java.net.http.WebSocket.Listener() {
+                  @Override
+                  public CompletionStage<?> onText(
+                      java.net.http.WebSocket s, CharSequence data, boolean last) {
+                    echoed.complete(data.toString());
+                    return null;
+                  }
+                })
+            .get(10, TimeUnit.SECONDS);
+    socket.sendText("hi", true).get(10, TimeUnit.SECONDS);
+    assertThat(echoed.get(10, TimeUnit.SECONDS)).isEqualTo("echo:hi");
+    // Moved into the one place every agent route reads it, and out of the URL it forwards.
+    assertThat(seenHeaders)
+        .containsEntry("socket key header", KEY)
+        .containsEntry("socket key query", "none");
+    socket.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "bye").get(10, TimeUnit.SECONDS);
   }
 }

@@ -1,0 +1,117 @@
+package dev.paddock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.paddock.api.SandboxInfo;
+import dev.paddock.client.AgentClient;
+import dev.paddock.client.PaddockClient;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The gateway in front of the Docker backend in host mode, as {@code paddock server} runs it: the
+ * agent in a container is reached through the control plane's address only (exposed URLs), for
+ * exec, upload and download.
+ */
+class GatewayDockerTest {
+  private static final String IMAGE = "paddock/sandbox:bookworm";
+  @RegisterExtension final ServerProcess paddock = new ServerProcess();
+
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @Test
+  void aHostModeContainerIsReachedThroughTheGatewayForExecUploadAndDownload(@TempDir Path dir)
+      throws Exception {
+    requireDocker();
+    Path agentJar =
+        Path.of("..", "paddock-agent-server", "target", "paddock-agent-server-all.jar")
+            .toAbsolutePath()
+            .normalize();
+    assertThat(agentJar).as("build the reactor first").isRegularFile();
+    String url =
+        paddock.start(
+            Map.of(
+                "RUNTIME", "docker",
+                "docker.network", "host",
+                "docker.pull", "never",
+                "docker.image", IMAGE,
+                "docker.agent-jar", agentJar.toString(),
+                "docker.stop-grace", "2s",
+                "docker.ready-timeout", "180s"));
+    PaddockClient client = PaddockClient.connect(URI.create(url), ServerProcess.ADMIN_KEY);
+    SandboxInfo running = client.create(Optional.empty(), true, Duration.ofSeconds(300));
+    try {
+      assertThat(running.agentServerUrl()).contains(url + "/sandboxes/" + running.id() + "/agent");
+      AgentClient agent = client.agent(running);
+      StringBuilder out = new StringBuilder();
+      assertThat(agent.exec("echo via-$((1+1)); cat /etc/debian_version", 60, out::append, e -> {}))
+          .isZero();
+      assertThat(out.toString()).startsWith("via-2\n").contains("12."); // bookworm, not the host
+      Path local = dir.resolve("up.bin");
+      byte[] data = new byte[1 << 20];
+      new java.util.Random(12).nextBytes(data);
+      Files.write(local, data);
+      String remote = running.settings().workingDir().orElse("/workspace") + "/gw.bin";
+      agent.upload(local, remote);
+      Path back = dir.resolve("back.bin");
+      agent.download(remote, back);
+      assertThat(Files.readAllBytes(back)).isEqualTo(data);
+      HttpResponse<String> alive = get(running.agentServerUrl().orElseThrow() + "/alive");
+      assertThat(alive.statusCode()).isEqualTo(200);
+      // A port of the container is not relayed yet: its agent (root without CAP_SYS_PTRACE)
+      // cannot see the run-as user's sockets (GATEWAY.md, "Limits").
+    } finally {
+      client.delete(running.id());
+    }
+    Awaitility.await("the container is gone")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> containers(running.id()).isBlank());
+  }
+
+  private HttpResponse<String> get(String url) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static String containers(String sandboxId) throws Exception {
+    Process ps =
+        new ProcessBuilder(
+                "docker", "ps", "-aq", "--filter", "label=paddock.sandbox-id=" + sandboxId)
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(ps.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    ps.waitFor();
+    return out;
+  }
+
+  private static void requireDocker() throws Exception {
+    boolean present;
+    try {
+      Process info =
+          new ProcessBuilder("docker", "image", "inspect", IMAGE).redirectErrorStream(true).start();
+      info.getInputStream().readAllBytes();
+      present = info.waitFor() == 0;
+    } catch (java.io.IOException e) {
+      present = false;
+    }
+    if (!present && "true".equals(System.getenv("PADDOCK_TEST_REQUIRE_DOCKER"))) {
+      fail("no Docker Engine with " + IMAGE + " (PADDOCK_TEST_REQUIRE_DOCKER=true)");
+    }
+    assumeTrue(present, "no Docker Engine with " + IMAGE + "; skipping the Docker gateway test");
+  }
+}
