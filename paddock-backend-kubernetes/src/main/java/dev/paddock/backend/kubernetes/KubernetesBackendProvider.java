@@ -70,11 +70,13 @@ public final class KubernetesBackendProvider implements SandboxBackendProvider {
       String namespace = kubernetes.namespace().orElse(client.getNamespace());
       client.pods().inNamespace(namespace).list();
       checks.add(HostCheck.ok("kubernetes namespace", "pods in " + namespace + " can be listed"));
-    } catch (KubernetesClientException e) {
+    } catch (RuntimeException e) {
+      // Never throws (the doctor's contract): an unreadable kubeconfig is a failed check too.
+      String code = e instanceof KubernetesClientException api ? api.getCode() + " " : "";
       checks.add(
           HostCheck.fail(
               "kubernetes api",
-              e.getCode() + " " + e.getMessage(),
+              code + e.getMessage(),
               "check KUBECONFIG or kubernetes.api-url, and the RBAC of docs/KUBERNETES.md"));
     }
     return checks;
