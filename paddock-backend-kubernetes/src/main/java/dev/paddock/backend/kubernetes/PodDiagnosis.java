@@ -94,7 +94,8 @@ final class PodDiagnosis {
           "InvalidImageName",
           "ErrImageNeverPull",
           "RegistryUnavailable");
-  private static final Pattern INSUFFICIENT_RESOURCE = Pattern.compile("Insufficient ([\\w./-]+)");
+  private static final Pattern INSUFFICIENT_RESOURCE =
+      Pattern.compile("Insufficient ([\\w./-]*\\w)");
 
   private PodDiagnosis() {}
 

@@ -303,8 +303,16 @@ public final class FakeKubelet implements AutoCloseable {
         "-XX:-UsePerfData",
         "-Xshare:auto",
         "-cp",
-        System.getProperty("java.class.path"),
+        absoluteClassPath(),
         "dev.paddock.agent.AgentServerMain");
+  }
+
+  // The agent runs in the pod's working directory: relative entries would not resolve there.
+  private static String absoluteClassPath() {
+    return java.util.Arrays.stream(
+            System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+        .map(entry -> Path.of(entry).toAbsolutePath().toString())
+        .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
   }
 
   // ---------------------------------------------------------------- status
