@@ -129,8 +129,8 @@ class SettingsCommandTest {
   void anUnknownRuntimeNamesTheSettingAndTheChoices() {
     Map<String, String> env = Map.of("PADDOCK_DATA_DIR", dataDir.toString());
 
-    assertThat(run(env, "server", "--set", "RUNTIME=kubernetes")).isEqualTo(2);
+    assertThat(run(env, "server", "--set", "RUNTIME=firecracker")).isEqualTo(2);
 
-    assertThat(err.toString()).contains("RUNTIME='kubernetes' is invalid: expected one of [");
+    assertThat(err.toString()).contains("RUNTIME='firecracker' is invalid: expected one of [");
   }
 }

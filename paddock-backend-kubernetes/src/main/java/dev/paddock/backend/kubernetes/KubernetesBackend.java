@@ -1,0 +1,534 @@
+package dev.paddock.backend.kubernetes;
+
+import dev.paddock.api.ExposedUrl;
+import dev.paddock.api.SandboxException;
+import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.spi.ListedRuntime;
+import dev.paddock.api.spi.RuntimeFailure;
+import dev.paddock.api.spi.RuntimeFailure.Kind;
+import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.api.spi.RuntimeRequest;
+import dev.paddock.api.spi.RuntimeStartException;
+import dev.paddock.api.spi.RuntimeState;
+import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.backend.kit.protocol.AgentSecrets;
+import dev.paddock.backend.kit.protocol.AliveProbe;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.KubernetesClientTimeoutException;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Sandboxes as pods, one per sandbox, through the Kubernetes API. A sandbox owns four objects, all
+ * named after it and labelled ({@link SandboxObjects}): its workspace claim (which also keeps the
+ * pod's manifest, to create it again on resume), its Secret (the agent's key digests, mounted as
+ * the agent's {@code --secrets-file}), its NetworkPolicy and, while it runs, its pod.
+ *
+ * <p>Pause deletes the pod and keeps the claim, marked paused; resume creates the same pod again on
+ * the same claim, whose agent then holds only the admin digest until the control plane hands it the
+ * new session key. Delete removes all four explicitly (no reliance on owner references and garbage
+ * collection). Status is read from the pod's phase, container states and conditions (and events,
+ * for a start that ends pending); the agent counts as RUNNING only once it answers {@code /alive}
+ * at the pod's IP. The reconcile loop's {@link #listWithState()} is one labelled list per kind, not
+ * a call per sandbox.
+ *
+ * <p>Only the request kinds fabric8's mock server implements in CRUD mode: creates with explicit
+ * names, gets, lists with equality label selectors, JSON patches, deletes, and a watch by name
+ * (inside {@code waitUntilCondition}). Thread-safe; calls for one sandbox are serialised by the
+ * control plane.
+ */
+final class KubernetesBackend implements SandboxBackend {
+  static final String NAME = "kubernetes";
+  static final String NAMESPACE = "namespace";
+  static final String POD = "pod";
+
+  static final Kind API_ERROR =
+      Kind.of("kubernetes.api", "The Kubernetes API refused or failed the request.");
+
+  private static final System.Logger LOG = System.getLogger("paddock.backend.kubernetes");
+  private static final Duration POD_CHECK = Duration.ofMillis(200);
+
+  private final KubernetesSettings settings;
+  private final KubernetesClient client;
+  private final String namespace;
+  private final SandboxObjects objects;
+  private final AliveProbe probe = new AliveProbe(Duration.ofSeconds(1));
+  private final Set<String> starting = ConcurrentHashMap.newKeySet();
+
+  KubernetesBackend(KubernetesSettings settings, KubernetesClient client) {
+    this.settings = settings;
+    this.client = client;
+    this.namespace = settings.namespace().orElseGet(() -> defaultNamespace(client));
+    this.objects = new SandboxObjects(settings);
+  }
+
+  private static String defaultNamespace(KubernetesClient client) {
+    String configured = client.getNamespace();
+    return configured == null || configured.isBlank() ? "default" : configured;
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  String namespace() {
+    return namespace;
+  }
+
+  // ---------------------------------------------------------------- start
+
+  @Override
+  public RuntimeHandle start(RuntimeRequest request) {
+    if (request.spec().agentServer() == dev.paddock.api.SandboxSpec.AgentServer.IMAGE) {
+      throw failure(Kind.IMAGE_UNSUITABLE, "the kubernetes backend runs Paddock's agent only");
+    }
+    String id = request.sandboxId();
+    starting.add(id);
+    try {
+      Pod pod = objects.pod(request);
+      create(objects.claim(request, pod));
+      try {
+        create(objects.secret(id, request.sessionKeyDigests(), request.adminKeyDigest()));
+        create(objects.policy(id));
+        create(pod);
+        return awaitRunning(id);
+      } catch (RuntimeException e) {
+        RuntimeStartException failure = asStartFailure(e, "starting " + id);
+        LOG.log(System.Logger.Level.WARNING, "kubernetes: start of {0} failed: {1}", id, e);
+        removeQuietly(id, failure);
+        throw failure;
+      }
+    } catch (KubernetesClientException e) {
+      throw asStartFailure(e, "creating the workspace claim of " + id);
+    } finally {
+      starting.remove(id);
+    }
+  }
+
+  private void create(HasMetadata object) {
+    client.resource(object).inNamespace(namespace).create();
+  }
+
+  /**
+   * Waits (a watch on the one pod) until the pod runs with an IP or fails, then until its agent
+   * answers; a pod still pending at the deadline is diagnosed from its conditions and events.
+   */
+  private RuntimeHandle awaitRunning(String id) {
+    long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
+    Pod pod;
+    try {
+      pod =
+          pods(id)
+              .waitUntilCondition(
+                  p -> p == null || PodDiagnosis.fatal(p, false).isPresent() || hasIp(p),
+                  remainingMillis(deadline),
+                  TimeUnit.MILLISECONDS);
+    } catch (KubernetesClientTimeoutException e) {
+      Pod last = pods(id).get();
+      throw new RuntimeStartException(
+          last == null
+              ? new RuntimeFailure(PodDiagnosis.POD_GONE, "pod of " + id + " vanished")
+              : PodDiagnosis.pending(last, events(SandboxObjects.podName(id))));
+    }
+    while (true) {
+      checkStarting(id, pod);
+      if (probe.answers(PodDiagnosis.status(pod).getPodIP(), settings.agentPort())) {
+        return handle(id);
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw new RuntimeStartException(
+            PodDiagnosis.pending(pod, events(pod.getMetadata().getName())));
+      }
+      pod = waitBriefly(id, pod);
+    }
+  }
+
+  private void checkStarting(String id, Pod pod) {
+    if (pod == null) {
+      throw failure(PodDiagnosis.POD_GONE, "pod of " + id + " was deleted while starting");
+    }
+    Optional<RuntimeFailure> fatal = PodDiagnosis.fatal(pod, false);
+    if (fatal.isPresent()) {
+      throw new RuntimeStartException(fatal.get());
+    }
+  }
+
+  // The agent listens a moment after its container runs: probe often, read the pod now and then.
+  private Pod waitBriefly(String id, Pod pod) {
+    long until = System.nanoTime() + POD_CHECK.toNanos();
+    while (System.nanoTime() - until < 0) {
+      LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+      if (Thread.interrupted()) {
+        Thread.currentThread().interrupt();
+        throw failure(Kind.UNKNOWN, "interrupted while waiting for " + id);
+      }
+      if (probe.answers(PodDiagnosis.status(pod).getPodIP(), settings.agentPort())) {
+        return pod;
+      }
+    }
+    return pods(id).get();
+  }
+
+  private static boolean hasIp(Pod pod) {
+    String ip = PodDiagnosis.status(pod).getPodIP();
+    return "Running".equals(PodDiagnosis.status(pod).getPhase()) && ip != null && !ip.isBlank();
+  }
+
+  private static long remainingMillis(long deadline) {
+    return Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+  }
+
+  /** Events about {@code name} (the mock and the API select events by field only on name). */
+  private List<Event> events(String name) {
+    try {
+      return client.v1().events().inNamespace(namespace).list().getItems().stream()
+          .filter(e -> e.getInvolvedObject() != null)
+          .filter(e -> name.equals(e.getInvolvedObject().getName()))
+          .toList();
+    } catch (KubernetesClientException e) {
+      return List.of(); // no events readable (RBAC): the pod's own status must do
+    }
+  }
+
+  private RuntimeHandle handle(String id) {
+    return new RuntimeHandle(
+        id, NAME, Map.of(NAMESPACE, namespace, POD, SandboxObjects.podName(id)));
+  }
+
+  // ---------------------------------------------------------------- inspect
+
+  @Override
+  public RuntimeState inspect(RuntimeHandle handle) {
+    String id = handle.sandboxId();
+    try {
+      Pod pod = pods(id).get();
+      PersistentVolumeClaim claim = claims().withName(SandboxObjects.claimName(id)).get();
+      return state(id, Optional.ofNullable(pod), Optional.ofNullable(claim));
+    } catch (KubernetesClientException e) {
+      return error(new RuntimeFailure(Kind.ENGINE_UNREACHABLE, "inspect " + id + ": " + e));
+    }
+  }
+
+  private RuntimeState state(String id, Optional<Pod> pod, Optional<PersistentVolumeClaim> claim) {
+    boolean paused = claim.map(KubernetesBackend::paused).orElse(false);
+    if (pod.isEmpty() || pod.get().getMetadata().getDeletionTimestamp() != null) {
+      if (claim.isEmpty()) {
+        return RuntimeState.missing();
+      }
+      if (paused) {
+        return state(SandboxStatus.PAUSED);
+      }
+      return starting.contains(id)
+          ? state(SandboxStatus.STARTING)
+          : error(new RuntimeFailure(PodDiagnosis.POD_GONE, "pod of " + id + " is gone"));
+    }
+    Optional<RuntimeFailure> fatal = PodDiagnosis.fatal(pod.get(), true);
+    if (fatal.isPresent()) {
+      return error(fatal.get());
+    }
+    String ip = PodDiagnosis.status(pod.get()).getPodIP();
+    if (hasIp(pod.get()) && probe.answers(ip, settings.agentPort())) {
+      return new RuntimeState(SandboxStatus.RUNNING, urls(ip), Optional.empty());
+    }
+    return state(SandboxStatus.STARTING);
+  }
+
+  private List<ExposedUrl> urls(String ip) {
+    String host = ip.contains(":") ? "[" + ip + "]" : ip;
+    int port = settings.agentPort();
+    return List.of(new ExposedUrl(ExposedUrl.AGENT_SERVER, "http://" + host + ":" + port, port));
+  }
+
+  private static boolean paused(PersistentVolumeClaim claim) {
+    Map<String, String> annotations = claim.getMetadata().getAnnotations();
+    return annotations != null && "true".equals(annotations.get(SandboxObjects.ANNOTATION_PAUSED));
+  }
+
+  private static RuntimeState state(SandboxStatus status) {
+    return new RuntimeState(status, List.of(), Optional.empty());
+  }
+
+  private static RuntimeState error(RuntimeFailure failure) {
+    return new RuntimeState(SandboxStatus.ERROR, List.of(), Optional.of(failure));
+  }
+
+  // ---------------------------------------------------------------- pause, resume
+
+  /**
+   * Marks the claim paused, leaves only the admin digest in the Secret (the revoked session keys'
+   * digests leave the cluster too), then deletes the pod and waits until it is gone: every process
+   * of the sandbox has ended when this returns.
+   */
+  @Override
+  public void pause(RuntimeHandle handle) {
+    String id = handle.sandboxId();
+    try {
+      PersistentVolumeClaim claim = claims().withName(SandboxObjects.claimName(id)).get();
+      if (claim == null) {
+        return; // nothing left to pause: inspect says MISSING
+      }
+      if (!paused(claim)) {
+        claims()
+            .withName(SandboxObjects.claimName(id))
+            .edit(
+                c -> {
+                  Map<String, String> annotations = new LinkedHashMap<>();
+                  if (c.getMetadata().getAnnotations() != null) {
+                    annotations.putAll(c.getMetadata().getAnnotations());
+                  }
+                  annotations.put(SandboxObjects.ANNOTATION_PAUSED, "true");
+                  c.getMetadata().setAnnotations(annotations);
+                  return c;
+                });
+      }
+      keepOnlyAdminDigest(id);
+      deletePodAndWait(id);
+    } catch (KubernetesClientException e) {
+      throw unreachable(id, e);
+    }
+  }
+
+  @Override
+  public RuntimeHandle resume(RuntimeHandle handle) {
+    String id = handle.sandboxId();
+    try {
+      PersistentVolumeClaim claim = claims().withName(SandboxObjects.claimName(id)).get();
+      if (claim == null) {
+        throw failure(PodDiagnosis.POD_GONE, "the workspace claim of " + id + " is gone");
+      }
+      Pod current = pods(id).get();
+      if (current != null && current.getMetadata().getDeletionTimestamp() == null) {
+        if (PodDiagnosis.fatal(current, true).isEmpty()) {
+          return awaitRunning(id); // already running (a repeated resume)
+        }
+        deletePodAndWait(id); // it crashed: a new pod on the same claim
+      } else if (current != null) {
+        deletePodAndWait(id);
+      }
+      keepOnlyAdminDigest(id);
+      Pod pod =
+          SandboxObjects.podOf(claim)
+              .orElseThrow(() -> failure(Kind.UNKNOWN, "the claim of " + id + " names no pod"));
+      pod.getMetadata().setResourceVersion(null);
+      create(pod);
+      unmarkPaused(id);
+      return awaitRunning(id);
+    } catch (KubernetesClientException e) {
+      throw asStartFailure(e, "resuming " + id);
+    }
+  }
+
+  private void unmarkPaused(String id) {
+    claims()
+        .withName(SandboxObjects.claimName(id))
+        .edit(
+            c -> {
+              Map<String, String> annotations =
+                  new LinkedHashMap<>(c.getMetadata().getAnnotations());
+              annotations.remove(SandboxObjects.ANNOTATION_PAUSED);
+              c.getMetadata().setAnnotations(annotations);
+              return c;
+            });
+  }
+
+  /** The Secret rewritten to the admin digest it holds, so a new pod's agent takes no old key. */
+  private void keepOnlyAdminDigest(String id) {
+    Secret secret =
+        client.secrets().inNamespace(namespace).withName(SandboxObjects.secretName(id)).get();
+    if (secret == null) {
+      throw failure(Kind.UNKNOWN, "the secret of " + id + " is gone");
+    }
+    AgentSecrets held = secretsOf(secret);
+    if (held.sessionKeyDigests().isEmpty()) {
+      return;
+    }
+    String admin = held.adminKeyDigests().isEmpty() ? "" : held.adminKeyDigests().getFirst();
+    Secret replaced = objects.secret(id, List.of(), admin);
+    client
+        .secrets()
+        .inNamespace(namespace)
+        .withName(SandboxObjects.secretName(id))
+        .edit(
+            s -> {
+              s.setData(replaced.getData());
+              return s;
+            });
+  }
+
+  private static AgentSecrets secretsOf(Secret secret) {
+    String encoded =
+        secret.getData() == null ? null : secret.getData().get(SandboxObjects.SECRETS_KEY);
+    if (encoded == null) {
+      return new AgentSecrets(List.of(), List.of());
+    }
+    try {
+      return AgentSecrets.read(new ByteArrayInputStream(Base64.getDecoder().decode(encoded)));
+    } catch (IOException | IllegalArgumentException e) {
+      throw failure(Kind.UNKNOWN, "the secret " + secret.getMetadata().getName() + " is malformed");
+    }
+  }
+
+  /** Deletes the pod with the configured grace and waits until the cluster has removed it. */
+  private void deletePodAndWait(String id) {
+    pods(id).withGracePeriod(settings.stopGrace().toSeconds()).delete();
+    long wait = settings.stopGrace().plusSeconds(30).toMillis();
+    try {
+      pods(id).waitUntilCondition(Objects::isNull, wait, TimeUnit.MILLISECONDS);
+    } catch (KubernetesClientTimeoutException e) {
+      throw failure(
+          Kind.UNKNOWN, "pod of " + id + " still exists " + wait + " ms after its delete");
+    }
+  }
+
+  // ---------------------------------------------------------------- destroy, list
+
+  /** Removes the pod (waiting until it is gone), the NetworkPolicy, the Secret and the claim. */
+  @Override
+  public void destroy(RuntimeHandle handle) {
+    String id = handle.sandboxId();
+    try {
+      deletePodAndWait(id);
+      client
+          .network()
+          .v1()
+          .networkPolicies()
+          .inNamespace(namespace)
+          .withName(SandboxObjects.policyName(id))
+          .delete();
+      client.secrets().inNamespace(namespace).withName(SandboxObjects.secretName(id)).delete();
+      claims().withName(SandboxObjects.claimName(id)).delete();
+    } catch (KubernetesClientException e) {
+      throw unreachable(id, e);
+    }
+  }
+
+  @Override
+  public List<RuntimeHandle> list() {
+    return listWithState().stream().map(ListedRuntime::handle).toList();
+  }
+
+  /**
+   * One labelled list per kind (pods, claims, secrets, network policies), however many sandboxes:
+   * every sandbox any of them names is reported, so the reconcile loop reaps half-made ones too.
+   */
+  @Override
+  public List<ListedRuntime> listWithState() {
+    Map<String, Pod> pods =
+        bySandbox(
+            client.pods().inNamespace(namespace).withLabels(objects.ours()).list().getItems());
+    Map<String, PersistentVolumeClaim> claims =
+        bySandbox(claims().withLabels(objects.ours()).list().getItems());
+    Set<String> ids = new TreeSet<>(pods.keySet());
+    ids.addAll(claims.keySet());
+    ids.addAll(
+        bySandbox(
+                client
+                    .secrets()
+                    .inNamespace(namespace)
+                    .withLabels(objects.ours())
+                    .list()
+                    .getItems())
+            .keySet());
+    ids.addAll(
+        bySandbox(
+                client
+                    .network()
+                    .v1()
+                    .networkPolicies()
+                    .inNamespace(namespace)
+                    .withLabels(objects.ours())
+                    .list()
+                    .getItems())
+            .keySet());
+    ids.removeAll(starting);
+    List<ListedRuntime> listed = new ArrayList<>();
+    for (String id : ids) {
+      RuntimeState state =
+          state(id, Optional.ofNullable(pods.get(id)), Optional.ofNullable(claims.get(id)));
+      listed.add(new ListedRuntime(handle(id), state));
+    }
+    return listed;
+  }
+
+  private static <T extends HasMetadata> Map<String, T> bySandbox(List<T> items) {
+    Map<String, T> found = new LinkedHashMap<>();
+    for (T item : items) {
+      Map<String, String> labels = item.getMetadata().getLabels();
+      String id = labels == null ? null : labels.get(SandboxObjects.LABEL_SANDBOX);
+      if (id != null) {
+        found.put(id, item);
+      }
+    }
+    return found;
+  }
+
+  private io.fabric8.kubernetes.client.dsl.PodResource pods(String id) {
+    return client.pods().inNamespace(namespace).withName(SandboxObjects.podName(id));
+  }
+
+  private io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<
+          PersistentVolumeClaim,
+          io.fabric8.kubernetes.api.model.PersistentVolumeClaimList,
+          io.fabric8.kubernetes.client.dsl.Resource<PersistentVolumeClaim>>
+      claims() {
+    return client.persistentVolumeClaims().inNamespace(namespace);
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+
+  // ---------------------------------------------------------------- failures
+
+  private void removeQuietly(String id, RuntimeException failure) {
+    try {
+      destroy(handle(id));
+    } catch (RuntimeException cleanup) {
+      failure.addSuppressed(cleanup);
+    }
+  }
+
+  private static SandboxException unreachable(String id, KubernetesClientException e) {
+    return new SandboxException(
+        "The Kubernetes API cannot be reached or refused the request right now.",
+        Optional.of(id),
+        e);
+  }
+
+  private static RuntimeStartException asStartFailure(RuntimeException e, String what) {
+    if (e instanceof RuntimeStartException start) {
+      return start;
+    }
+    if (e instanceof KubernetesClientException api) {
+      Kind kind = api.getCode() == 0 || api.getCode() >= 500 ? Kind.ENGINE_UNREACHABLE : API_ERROR;
+      return new RuntimeStartException(
+          new RuntimeFailure(kind, what + ": " + api.getCode() + " " + api.getMessage()), e);
+    }
+    return new RuntimeStartException(new RuntimeFailure(Kind.UNKNOWN, what + ": " + e), e);
+  }
+
+  static RuntimeStartException failure(Kind kind, String detail) {
+    return new RuntimeStartException(new RuntimeFailure(kind, detail));
+  }
+}

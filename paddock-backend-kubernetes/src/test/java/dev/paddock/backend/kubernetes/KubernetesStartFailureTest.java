@@ -1,0 +1,166 @@
+package dev.paddock.backend.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.paddock.api.KeyDigest;
+import dev.paddock.api.SandboxSpec;
+import dev.paddock.api.spi.RuntimeFailure;
+import dev.paddock.api.spi.RuntimeHandle;
+import dev.paddock.api.spi.RuntimeRequest;
+import dev.paddock.api.spi.RuntimeStartException;
+import dev.paddock.api.spi.SandboxBackend;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Start failures as a cluster reports them, classified into safe messages. Runs against
+ * <strong>fabric8's mock API server and the fake kubelet, not a real cluster</strong>: the fake
+ * writes the kubelet's and the scheduler's own words (waiting reasons, the {@code PodScheduled}
+ * condition, a {@code FailedScheduling} event) for pods of the failing images, and each test checks
+ * that users see only the safe text while the raw detail keeps what the cluster said, and that the
+ * half-made sandbox is removed.
+ */
+class KubernetesStartFailureTest {
+  private static KubernetesTestCluster cluster;
+  private SandboxBackend backend;
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = KubernetesTestCluster.start();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @AfterEach
+  void closeAndCheckLeaks() {
+    if (backend != null) {
+      backend.close();
+    }
+    cluster.assertNothingLeaked();
+  }
+
+  @Test
+  void anImageThatCannotBePulledIsImageMissing() {
+    String image = "registry.invalid/team/nope:1";
+    fails(
+        image,
+        FakeKubelet.Failure.waiting(
+            "ImagePullBackOff",
+            "Back-off pulling image \""
+                + image
+                + "\": ErrImagePull: failed to resolve reference \""
+                + image
+                + "\": dial tcp: lookup registry.invalid: no such host"),
+        e -> {
+          assertThat(e.failure().kind()).isEqualTo(RuntimeFailure.Kind.IMAGE_MISSING);
+          assertThat(e.failure().rawDetail()).contains("ImagePullBackOff", "registry.invalid");
+        });
+  }
+
+  @Test
+  void anImageThatRunsAsRootIsAConfigErrorUnderTheRestrictedPolicy() {
+    fails(
+        "example/root-only:1",
+        FakeKubelet.Failure.waiting(
+            "CreateContainerConfigError",
+            "container has runAsNonRoot and image will run as root (pod:"
+                + " \"paddock-sb-x_test(0f1e)\", container: sandbox)"),
+        e -> {
+          assertThat(e.failure().kind()).isEqualTo(PodDiagnosis.CONFIG_ERROR);
+          assertThat(e.failure().rawDetail()).contains("runAsNonRoot");
+        });
+  }
+
+  @Test
+  void aContainerTheRuntimeCannotCreateIsACreateError() {
+    fails(
+        "example/no-shell:1",
+        FakeKubelet.Failure.waiting(
+            "CreateContainerError",
+            "Error: failed to create containerd task: OCI runtime create failed: exec:"
+                + " \"/bin/sh\": stat /bin/sh: no such file or directory: unknown"),
+        e -> assertThat(e.failure().kind()).isEqualTo(PodDiagnosis.CREATE_ERROR));
+  }
+
+  @Test
+  void aPodNoNodeHasRoomForNamesTheScarceResourcesOnly() {
+    fails(
+        "example/big:1",
+        FakeKubelet.Failure.unschedulable(
+            "0/3 nodes are available: 2 Insufficient cpu, 1 Insufficient memory. preemption: 0/3"
+                + " nodes are available: 3 No preemption victims found for incoming pod."),
+        e -> {
+          assertThat(e.failure().kind()).isEqualTo(PodDiagnosis.INSUFFICIENT);
+          assertThat(e.failure().safeMessage())
+              .isEqualTo(
+                  "No node has enough free cpu and memory for the sandbox right now. Please try"
+                      + " again in a few minutes.");
+          assertThat(e.failure().rawDetail()).contains("0/3 nodes are available");
+        });
+  }
+
+  @Test
+  void aPodOnlyTaintedNodesCouldRunIsAnUntoleratedTaint() {
+    fails(
+        "example/tainted:1",
+        FakeKubelet.Failure.unschedulable(
+            "0/1 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu-team-a}."
+                + " preemption: 0/1 nodes are available: 1 Preemption is not helpful for"
+                + " scheduling."),
+        e -> {
+          assertThat(e.failure().kind()).isEqualTo(PodDiagnosis.UNTOLERATED_TAINT);
+          assertThat(e.failure().safeMessage()).doesNotContain("gpu-team-a");
+        });
+  }
+
+  @Test
+  void aPodMatchingNoNodeIsUnschedulable() {
+    fails(
+        "example/pinned:1",
+        FakeKubelet.Failure.unschedulable(
+            "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector."),
+        e -> assertThat(e.failure().kind()).isEqualTo(PodDiagnosis.UNSCHEDULABLE));
+  }
+
+  /** Starts a sandbox of {@code image}, whose pods report {@code failure}; checks what it threw. */
+  private void fails(
+      String image, FakeKubelet.Failure failure, Consumer<RuntimeStartException> check) {
+    Assumptions.assumeTrue(
+        cluster.kubelet().isPresent(),
+        "a real cluster reports its own failures, not scripted ones");
+    cluster.kubelet().orElseThrow().failImage(image, failure);
+    backend =
+        new KubernetesBackendProvider()
+            .create(cluster.settings(Map.of("kubernetes.ready-timeout", "2s")));
+    String id = "sb-fail-" + Long.toHexString(System.nanoTime());
+    String digest = KeyDigest.sha256Hex("failure-test-key");
+    RuntimeRequest request =
+        new RuntimeRequest(
+            id,
+            SandboxSpec.builder(image).workingDir("/workspace").build(),
+            Map.of(),
+            List.of(digest),
+            digest);
+
+    assertThatThrownBy(() -> backend.start(request))
+        .isInstanceOfSatisfying(
+            RuntimeStartException.class,
+            e -> {
+              check.accept(e);
+              assertThat(e.failure().safeMessage()).doesNotContain(image, "127.", "paddock-sb");
+            });
+    assertThat(backend.list()).extracting(RuntimeHandle::sandboxId).doesNotContain(id);
+  }
+}

@@ -1,0 +1,116 @@
+package dev.paddock.bench;
+
+import dev.paddock.api.SandboxSpec;
+import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.backend.kubernetes.KubernetesBackendProvider;
+import dev.paddock.backend.kubernetes.KubernetesTestCluster;
+import dev.paddock.backend.process.ProcessBackendProvider;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The Kubernetes backend's own overhead: create → RUNNING through the backend against fabric8's
+ * mock API server and the fake kubelet (<strong>not a real cluster</strong>: no scheduler, image
+ * pull or container runtime, so what is left is the backend's API calls, its watch and probe, and
+ * the fake's reaction), interleaved with the process backend starting the same agent with the same
+ * JVM options, in the same run. The difference of the p50s is the figure (target ≤ 50 ms).
+ *
+ * <pre>
+ * java -cp paddock-bench/target/benchmarks.jar dev.paddock.bench.KubernetesBench [--quick] [--json FILE]
+ * </pre>
+ */
+public final class KubernetesBench {
+  private KubernetesBench() {}
+
+  public static void main(String[] args) throws Exception {
+    BenchOptions options =
+        BenchOptions.parseOrExit(args, "KubernetesBench [--quick] [--json FILE]", false);
+    Cleanup.around(cleanup -> run(options, cleanup));
+  }
+
+  private static void run(BenchOptions options, Cleanup cleanup) throws Exception {
+    int starts = options.quick() ? 3 : 20;
+    String run = "bench-" + HexFormat.of().formatHex(SecureRandom.getSeed(4));
+    System.out.println("paddock kubernetes bench" + (options.quick() ? " (--quick)" : ""));
+    KubernetesTestCluster cluster = cleanup.register(KubernetesTestCluster.start());
+    SandboxBackend kubernetes =
+        cleanup.register(new KubernetesBackendProvider().create(cluster.settings(Map.of())));
+    SandboxBackend process =
+        cleanup.register(
+            new ProcessBackendProvider()
+                .create(
+                    Map.of(
+                        "paddock.data-dir",
+                        cleanup.tempDir("paddock-bench-process-").toString(),
+                        "agent.command",
+                        ProcessBackendProvider.classPathAgentCommand())));
+    SandboxSpec spec =
+        SandboxSpec.builder("paddock/sandbox:bookworm").workingDir("/workspace").build();
+    BenchSandboxes onKubernetes = new BenchSandboxes(kubernetes, spec, run + "-k", cleanup);
+    BenchSandboxes onProcess =
+        new BenchSandboxes(process, SandboxSpec.builder("process").build(), run + "-p", cleanup);
+
+    // Warm-up: the first of each loads classes in this JVM and fills the page cache.
+    onKubernetes.destroy(onKubernetes.start(0));
+    onProcess.destroy(onProcess.start(0));
+    Samples k8s = new Samples(starts);
+    Samples local = new Samples(starts);
+    for (int i = 1; i <= starts; i++) {
+      local.add(timedStart(onProcess, i));
+      k8s.add(timedStart(onKubernetes, i));
+    }
+    if (!onKubernetes.left().isEmpty() || !onProcess.left().isEmpty()) {
+      throw new IllegalStateException("sandboxes left after the bench");
+    }
+    Report report = new Report(context(options.quick(), starts));
+    double k8sP50 = k8s.percentileMillis(50);
+    double localP50 = local.percentileMillis(50);
+    report.add(
+        Figure.info(
+            "create → RUNNING p50, kubernetes (mock + fake kubelet)",
+            "ms",
+            k8sP50,
+            localP50,
+            "process backend p50 (interleaved)"));
+    report.add(
+        Figure.info(
+            "create → RUNNING p95, kubernetes (mock + fake kubelet)",
+            "ms",
+            k8s.percentileMillis(95),
+            local.percentileMillis(95),
+            "process backend p95"));
+    report.add(
+        Figure.of(
+            "backend overhead p50 (kubernetes − process)",
+            "ms",
+            k8sP50 - localP50,
+            localP50,
+            "process backend p50",
+            Figure.Target.atMost(50)));
+    System.out.println();
+    report.print(System.out);
+    if (options.json().isPresent()) {
+      report.writeJson(options.json().get());
+    }
+  }
+
+  private static long timedStart(BenchSandboxes sandboxes, int n) {
+    long t0 = System.nanoTime();
+    BenchSandboxes.Sandbox s = sandboxes.start(n);
+    long took = System.nanoTime() - t0;
+    sandboxes.destroy(s);
+    return took;
+  }
+
+  private static Map<String, String> context(boolean quick, int starts) {
+    Map<String, String> context = new LinkedHashMap<>();
+    context.put("java", Runtime.version().toString());
+    context.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
+    context.put("cluster", "fabric8 kubernetes-server-mock 8.0.0 (CRUD) + FakeKubelet, loopback");
+    context.put("starts", starts + " each, interleaved");
+    context.put("run", quick ? "quick" : "full");
+    return context;
+  }
+}
