@@ -316,7 +316,8 @@ final class ServerCommand implements Callable<Integer> {
         .find(ControlPlaneSettings.MAX_SANDBOXES_PER_USER)
         .ifPresent(config::maxSandboxesPerUser);
     config.startTimeout(settings.get(ControlPlaneSettings.START_TIMEOUT));
-    settings.find(ControlPlaneSettings.REPLICA_ID).ifPresent(config::replicaId);
+    config.replicaId(
+        settings.find(ControlPlaneSettings.REPLICA_ID).orElse(persistedReplicaId(data)));
     config.replicaLease(settings.get(ControlPlaneSettings.REPLICA_LEASE));
     config.pauseOldest(settings.get(ControlPlaneSettings.PAUSE_OLDEST));
     config.archives(ArchiveSettings.fromSettings(settings));
@@ -369,6 +370,30 @@ final class ServerCommand implements Callable<Integer> {
     return Files.readString(
             writeSecret(file, Base64.getUrlEncoder().withoutPadding().encodeToString(bytes)))
         .trim();
+  }
+
+  /**
+   * This data dir's replica id, made on first start ({@code cp-} and 16 random hex digits): a
+   * restarted control plane recognises the operations and background lease it held before a crash
+   * as its own and settles them at once, rather than waiting for its old heartbeat to lapse.
+   */
+  private static String persistedReplicaId(Path data) {
+    Path file = data.resolve("replica.id");
+    try {
+      if (Files.exists(file)) {
+        String id = Files.readString(file).trim();
+        if (!id.isEmpty()) {
+          return id;
+        }
+      }
+      byte[] bytes = new byte[8];
+      new SecureRandom().nextBytes(bytes);
+      String id = "cp-" + java.util.HexFormat.of().formatHex(bytes);
+      Files.writeString(file, id + "\n");
+      return id;
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot read or write " + file, e);
+    }
   }
 
   /** Writes a secret readable by this user only. */

@@ -40,7 +40,8 @@ public final class ControlPlaneSettings {
       Setting.string(
               "PADDOCK_REPLICA_ID",
               "this control plane's name among replicas sharing one database (unique per replica)")
-          .withDefaultText("cp- and 16 random hex digits, new at every start");
+          .withDefaultText(
+              "cp- and 16 random hex digits, made once and kept in the data dir's replica.id");
   public static final Setting<Duration> REPLICA_LEASE =
       Setting.duration(
               "PADDOCK_REPLICA_LEASE_SECONDS",

@@ -58,7 +58,7 @@ final class Takeover {
         left.kind(),
         context.claims().replicaId());
     switch (left.kind()) {
-      case START -> undoStart(claimed.get(), listed);
+      case START -> undoStart(claimed.get(), listed, ownRestart(left));
       case PAUSE, RESUME -> pauseAgain(claimed.get(), listed);
       case DELETE -> finishDelete(claimed.get(), listed);
     }
@@ -74,7 +74,14 @@ final class Takeover {
     }
   }
 
-  private void undoStart(SandboxRecord record, Optional<RuntimeHandle> listed) {
+  /** Whether {@code left} is this replica's own, from before it restarted (same replica id). */
+  private boolean ownRestart(SandboxOperation left) {
+    return left.replicaId().equals(context.claims().replicaId());
+  }
+
+  private void undoStart(
+      SandboxRecord record, Optional<RuntimeHandle> listed, boolean interruptedByRestart) {
+    String why = interruptedByRestart ? StartFailures.INTERRUPTED : StartFailures.ABANDONED;
     runtimes(record, listed).forEach(context.backend()::destroy);
     context
         .records()
@@ -86,8 +93,7 @@ final class Takeover {
                     .ended(r)
                     .withSessionKeyHash(none())
                     .withStatus(
-                        SandboxStatus.ERROR,
-                        Optional.of(StartFailures.detail(StartFailures.ABANDONED, record.id()))));
+                        SandboxStatus.ERROR, Optional.of(StartFailures.detail(why, record.id()))));
   }
 
   private void pauseAgain(SandboxRecord record, Optional<RuntimeHandle> listed) {
