@@ -374,9 +374,12 @@ final class ProcessBackend implements SandboxBackend {
     }
     Marker known = withKnownPort(marker.get());
     SandboxLayout layout = SandboxLayout.of(settings.sandboxesDir(), id);
-    if (procFs.isAlive(known.pid(), known.startTime()) || layout.served() || !pastReady(known)) {
-      // Not torn down before its ready deadline: another replica on this host may be starting
-      // it right now (its own start fails and cleans up at that deadline).
+    if (procFs.isAlive(known.pid(), known.startTime()) || layout.served()) {
+      return Optional.of(known.toHandle(NAME));
+    }
+    if (known.pid() < 0 && !pastReady(known)) {
+      // A pending marker: a start (perhaps another replica's on this host) is about to spawn its
+      // agent. Listed, so a delete finds it, but not torn down before its ready deadline.
       return Optional.of(known.toHandle(NAME));
     }
     destroy(known.toHandle(NAME));
