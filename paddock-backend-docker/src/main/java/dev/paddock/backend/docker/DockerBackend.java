@@ -343,7 +343,25 @@ final class DockerBackend implements SandboxBackend {
   public void destroy(RuntimeHandle handle) {
     known.remove(handle.attributes().getOrDefault(DockerHandles.CONTAINER, ""));
     containers.remove(DockerHandles.container(handle));
+    // A resume may have re-created the container (ContainerRecreation): an older handle then
+    // names the removed one, while the sandbox's current container (or a half-made "-next") still
+    // holds the workspace volume.
+    String name = ContainerSpec.containerName(handle.sandboxId());
+    removeIfTheSandboxs(handle.sandboxId(), name);
+    removeIfTheSandboxs(handle.sandboxId(), name + "-next");
     containers.removeVolume(ContainerSpec.volumeName(handle.sandboxId()));
+  }
+
+  /** Removes the container named {@code name} if it carries {@code sandboxId}'s label. */
+  private void removeIfTheSandboxs(String sandboxId, String name) {
+    Response inspected = containers.engine().get("/containers/" + name + "/json");
+    if (!inspected.ok()) {
+      return;
+    }
+    Object labels = ContainerState.map(inspected.json().get("Config")).get("Labels");
+    if (sandboxId.equals(ContainerState.map(labels).get(LABEL_SANDBOX))) {
+      containers.remove(name);
+    }
   }
 
   @Override
