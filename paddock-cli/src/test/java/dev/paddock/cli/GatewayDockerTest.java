@@ -1,7 +1,7 @@
 package dev.paddock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.paddock.api.SandboxInfo;
@@ -28,7 +28,11 @@ import org.junit.jupiter.api.io.TempDir;
  * exec, upload and download.
  */
 class GatewayDockerTest {
-  private static final String IMAGE = "paddock/sandbox:bookworm";
+  /** The image CI builds ({@code PADDOCK_TEST_DOCKER_IMAGE}), else the default sandbox image. */
+  private static final String IMAGE =
+      java.util.Optional.ofNullable(System.getenv("PADDOCK_TEST_DOCKER_IMAGE"))
+          .orElse("paddock/sandbox:bookworm");
+
   @RegisterExtension final ServerProcess paddock = new ServerProcess();
 
   private final HttpClient http = HttpClient.newHttpClient();
