@@ -406,20 +406,47 @@ final class KubernetesBackend implements SandboxBackend {
   @Override
   public void destroy(RuntimeHandle handle) {
     String id = handle.sandboxId();
-    try {
-      deletePodAndWait(id);
-      client
-          .network()
-          .v1()
-          .networkPolicies()
-          .inNamespace(namespace)
-          .withName(SandboxObjects.policyName(id))
-          .delete();
-      client.secrets().inNamespace(namespace).withName(SandboxObjects.secretName(id)).delete();
-      claims().withName(SandboxObjects.claimName(id)).delete();
-    } catch (KubernetesClientException e) {
-      throw unreachable(id, e);
+    // Every step runs even if one before failed (a pod stuck terminating must not keep the
+    // claim, secret and policy alive); the first failure is thrown at the end.
+    List<Runnable> steps =
+        List.of(
+            () -> deletePodAndWait(id),
+            () ->
+                client
+                    .network()
+                    .v1()
+                    .networkPolicies()
+                    .inNamespace(namespace)
+                    .withName(SandboxObjects.policyName(id))
+                    .delete(),
+            () ->
+                client
+                    .secrets()
+                    .inNamespace(namespace)
+                    .withName(SandboxObjects.secretName(id))
+                    .delete(),
+            () -> claims().withName(SandboxObjects.claimName(id)).delete());
+    RuntimeException first = null;
+    for (Runnable step : steps) {
+      try {
+        step.run();
+      } catch (KubernetesClientException e) {
+        first = keep(first, unreachable(id, e));
+      } catch (RuntimeException e) {
+        first = keep(first, e);
+      }
     }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  private static RuntimeException keep(RuntimeException first, RuntimeException next) {
+    if (first == null) {
+      return next;
+    }
+    first.addSuppressed(next);
+    return first;
   }
 
   @Override

@@ -447,18 +447,31 @@ public final class FakeKubelet implements AutoCloseable {
   /** A delete asked for: kill the containers, remove the pod's directories, let the pod go. */
   private void terminate(String name) {
     stop(name);
-    try {
-      client
-          .pods()
-          .inNamespace(namespace)
-          .withName(name)
-          .edit(
-              p -> {
-                p.getMetadata().setFinalizers(List.of());
-                return p;
-              });
-    } catch (KubernetesClientException e) {
-      LOG.log(System.Logger.Level.DEBUG, "pod {0} already gone: {1}", name, e.getMessage());
+    // A status write racing this one (the mock does not check resource versions) can put the
+    // finalizer back: release it until the pod is really gone, as a node keeps reconciling.
+    for (int attempt = 0; attempt < 50; attempt++) {
+      try {
+        client
+            .pods()
+            .inNamespace(namespace)
+            .withName(name)
+            .edit(
+                p -> {
+                  p.getMetadata().setFinalizers(List.of());
+                  return p;
+                });
+        client
+            .pods()
+            .inNamespace(namespace)
+            .withName(name)
+            .waitUntilCondition(java.util.Objects::isNull, 200, TimeUnit.MILLISECONDS);
+        break;
+      } catch (KubernetesClientException e) {
+        if (client.pods().inNamespace(namespace).withName(name).get() == null) {
+          break;
+        }
+        LOG.log(System.Logger.Level.DEBUG, "pod {0} not released yet: {1}", name, e.getMessage());
+      }
     }
     deleteEvents(name);
   }
