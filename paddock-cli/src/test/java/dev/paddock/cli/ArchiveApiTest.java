@@ -153,10 +153,31 @@ class ArchiveApiTest {
     }
 
     @Test
-    void anUnreachableAgentDoesNotBlockTheDelete() throws Exception {
+    void aKilledAgentIsBroughtBackToArchiveItsWorkspaceBeforeTheDelete() throws Exception {
       PaddockClient bob = user(plane, "bob");
       SandboxInfo sandbox = bob.create(Optional.empty(), true, TIMEOUT);
+      run(bob, sandbox, "printf 'kept\\n' > kept.txt");
       killAgent(sandbox.id());
+
+      bob.delete(sandbox.id());
+
+      assertThat(bob.get(sandbox.id())).isEmpty();
+      HttpResponse<String> listed =
+          plane.send("GET", "/api/v1/archives/" + sandbox.id(), key(bob), null);
+      assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+      assertThat(items(listed)).extracting(i -> i.get("format")).contains("tar.gz");
+    }
+  }
+
+  @Nested
+  class WhenNotRequiredAndTheStoreRefuses {
+    @RegisterExtension
+    final ControlPlane plane = ControlPlane.archiving(settings(false), RefusingStore::new);
+
+    @Test
+    void aFailedArchiveDoesNotBlockTheDelete() throws Exception {
+      PaddockClient bob = user(plane, "bob");
+      SandboxInfo sandbox = bob.create(Optional.empty(), true, TIMEOUT);
 
       bob.delete(sandbox.id());
 
@@ -167,21 +188,47 @@ class ArchiveApiTest {
   }
 
   @Nested
-  class WhenRequired {
-    @RegisterExtension final ControlPlane plane = ControlPlane.archiving(settings(true));
+  class WhenRequiredAndTheStoreRefuses {
+    @RegisterExtension
+    final ControlPlane plane = ControlPlane.archiving(settings(true), RefusingStore::new);
 
     @Test
-    void anUnreachableAgentBlocksTheDeleteAndKeepsTheSandbox() throws Exception {
+    void aFailedArchiveBlocksTheDeleteAndKeepsTheSandbox() throws Exception {
       PaddockClient bob = user(plane, "bob");
       SandboxInfo sandbox = bob.create(Optional.empty(), true, TIMEOUT);
-      killAgent(sandbox.id());
+      run(bob, sandbox, "printf 'kept\\n' > kept.txt");
 
       HttpResponse<String> refused =
           plane.send("DELETE", "/api/v1/sandboxes/" + sandbox.id(), key(bob), null);
 
       assertThat(refused.statusCode()).isEqualTo(503);
       assertThat(refused.body()).contains("archiving its workspace failed", "kept");
-      assertThat(bob.get(sandbox.id())).isPresent();
+      SandboxInfo kept = bob.get(sandbox.id()).orElseThrow();
+      assertThat(kept.status()).isEqualTo(dev.paddock.api.SandboxStatus.RUNNING);
+      run(bob, kept, "test \"$(cat kept.txt)\" = kept");
+    }
+  }
+
+  /** An archive store that is down: every write fails, nothing is ever listed. */
+  private static final class RefusingStore implements dev.paddock.api.ArchiveStore {
+    @Override
+    public void put(String key, Path file) throws java.io.IOException {
+      throw new java.io.IOException("the archive store is down");
+    }
+
+    @Override
+    public List<String> list(String prefix) {
+      return List.of();
+    }
+
+    @Override
+    public Optional<java.io.InputStream> open(String key) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Optional<Long> size(String key) {
+      return Optional.empty();
     }
   }
 

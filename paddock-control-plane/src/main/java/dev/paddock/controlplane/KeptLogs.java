@@ -134,13 +134,16 @@ public final class KeptLogs implements SandboxLogs {
   }
 
   /**
-   * No line will follow: the sandbox is no longer live, or gone with its {@code deleted} line
-   * written (the record goes a moment before that line; a log left without one, by a crash or
-   * another control plane, counts as ended once it has been quiet for {@link #QUIET}).
+   * No line will follow: the sandbox is no longer live (and not being deleted), or gone with its
+   * {@code deleted} line written (the record goes a moment before that line; a log left without
+   * one, by a crash or another control plane, counts as ended once it has been quiet for {@link
+   * #QUIET}).
    */
   private boolean ended(String sandboxId, Optional<SandboxRecord> record) {
     if (record.isPresent()) {
-      return !LIVE.contains(record.get().status());
+      SandboxRecord r = record.get();
+      // a delete under way marks its record ERROR first; its deleted line is still to come
+      return !LIVE.contains(r.status()) && !StartFailures.deleting(r.statusDetail(), sandboxId);
     }
     if (meta(sandboxId).deletedAt().isPresent()) {
       return true;

@@ -101,6 +101,7 @@ final class SandboxDeleter {
       tearDown(id, current.get().runtime().get());
     } else {
       unrecordedRuntimes(id).forEach(handle -> tearDown(id, handle));
+      reclaim(id);
     }
     context.store().delete(id);
     context.views().forget(id);
@@ -115,27 +116,42 @@ final class SandboxDeleter {
     return context.backend().list().stream().filter(h -> h.sandboxId().equals(id)).toList();
   }
 
+  /** What is left of a start cut short that the backend lists as no runtime (a bare directory). */
+  private void reclaim(String id) {
+    try {
+      context.backend().reclaim(id);
+    } catch (RuntimeException e) {
+      LOG.warn("sandbox {}: reclaiming what its interrupted start left failed", id, e);
+      throw failedTearDown(id, e);
+    }
+  }
+
   private void tearDown(String id, RuntimeHandle handle) {
     try {
       context.keys().revokeAtAgent(handle);
       context.backend().destroy(handle);
     } catch (RuntimeException e) {
       LOG.warn("sandbox {}: tearing down its runtime failed", id, e);
-      context
-          .records()
-          .change(
-              id,
-              r ->
-                  r.withSessionKeyHash(none())
-                      .withStatus(
-                          SandboxStatus.ERROR,
-                          Optional.of(StartFailures.detail(StartFailures.DELETE_FAILED, id))));
-      throw new SandboxException(
-          "could not delete sandbox "
-              + id
-              + ": tearing down its runtime failed; its session key stays revoked; try again",
-          Optional.of(id),
-          e);
+      throw failedTearDown(id, e);
     }
+  }
+
+  /** Marks the record DELETE_FAILED (its key stays revoked) and says so to the caller. */
+  private SandboxException failedTearDown(String id, RuntimeException cause) {
+    context
+        .records()
+        .change(
+            id,
+            r ->
+                r.withSessionKeyHash(none())
+                    .withStatus(
+                        SandboxStatus.ERROR,
+                        Optional.of(StartFailures.detail(StartFailures.DELETE_FAILED, id))));
+    return new SandboxException(
+        "could not delete sandbox "
+            + id
+            + ": tearing down its runtime failed; its session key stays revoked; try again",
+        Optional.of(id),
+        cause);
   }
 }

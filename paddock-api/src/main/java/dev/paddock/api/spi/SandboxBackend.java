@@ -60,6 +60,21 @@ public interface SandboxBackend extends AutoCloseable {
   List<RuntimeHandle> list();
 
   /**
+   * Tears down whatever this backend still holds of {@code sandboxId} although no handle of it was
+   * recorded: a start cut short (by a control-plane crash) before it reported its runtime. A delete
+   * of a record without a runtime calls it while holding the sandbox's claim, so no start of it is
+   * under way anywhere; afterwards nothing of the sandbox is left. The default destroys what {@link
+   * #list} names for it.
+   */
+  default void reclaim(String sandboxId) {
+    for (RuntimeHandle handle : list()) {
+      if (handle.sandboxId().equals(sandboxId)) {
+        destroy(handle);
+      }
+    }
+  }
+
+  /**
    * Every runtime this backend manages that still exists, each with its live state: what the
    * control plane's reconcile loop reads every few seconds. The default lists, then inspects each
    * runtime (one call per runtime); a backend whose runtime answers in bulk (one engine or API call

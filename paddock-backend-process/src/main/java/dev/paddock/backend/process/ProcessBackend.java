@@ -387,6 +387,21 @@ final class ProcessBackend implements SandboxBackend {
   }
 
   /**
+   * Also a directory without a marker yet, or with a pending one: {@link #list} spares those until
+   * the ready deadline (another replica may be about to spawn), but the caller holds the sandbox's
+   * claim, so no start of it is coming.
+   */
+  @Override
+  public void reclaim(String sandboxId) {
+    SandboxBackend.super.reclaim(sandboxId);
+    SandboxLayout layout = SandboxLayout.of(settings.sandboxesDir(), sandboxId);
+    if (!starting.contains(sandboxId) && Files.isDirectory(layout.root())) {
+      Marker pending = starter.pending(sandboxId, layout.workspace());
+      teardown.run(pending, freezer(pending), layout, Duration.ZERO);
+    }
+  }
+
+  /**
    * A directory without a marker: a start cut short between creating it and writing its pending
    * marker a moment later, or something that is no sandbox. Reclaimed once older than the ready
    * timeout (no start of any instance takes that long to write it); other names are left alone.
