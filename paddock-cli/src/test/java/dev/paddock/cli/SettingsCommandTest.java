@@ -70,7 +70,8 @@ class SettingsCommandTest {
   void configPrintsEffectiveValuesWithTheirSourceAndRedactsSecrets() throws IOException {
     Files.writeString(
         dataDir.resolve("paddock.properties"),
-        "PADDOCK_PORT=4000\ndocker.memory=1g\nPADDOCK_DATABASE_PASSWORD=pg-pass-123\n");
+        "PADDOCK_PORT=4000\ndocker.memory=1g\nPADDOCK_DATABASE_PASSWORD=pg-pass-123\n"
+            + "ssh.hots=a,b\nkubernetes.namepsace=agents\n");
     Map<String, String> env =
         Map.of(
             "PADDOCK_DATA_DIR", dataDir.toString(),
@@ -98,7 +99,10 @@ class SettingsCommandTest {
         .doesNotContain("a-master-secret", "pg-pass-123", "s3-secret-456", "llm-key-789");
     assertThat(err.toString())
         .contains(
-            "unknown setting PADDOCK_MAX_SANDBOXS (from env); did you mean PADDOCK_MAX_SANDBOXES?");
+            "unknown setting PADDOCK_MAX_SANDBOXS (from env); did you mean PADDOCK_MAX_SANDBOXES?")
+        .contains("unknown setting ssh.hots (from file); did you mean ssh.hosts?")
+        .contains(
+            "unknown setting kubernetes.namepsace (from file); did you mean kubernetes.namespace?");
   }
 
   @Test

@@ -22,13 +22,14 @@ import java.util.TreeMap;
  * Immutable and thread-safe.
  *
  * <p>Names under the prefixes Paddock owns ({@code PADDOCK_}, {@code RUNTIME_}, {@code docker.},
- * {@code process.}) that nothing declares are not errors (another version may know them) but
- * {@linkplain #warnings() warnings} naming the closest declared setting.
+ * {@code process.}, {@code ssh.}, {@code kubernetes.}) that nothing declares are not errors
+ * (another version may know them) but {@linkplain #warnings() warnings} naming the closest declared
+ * setting.
  */
 public final class Settings {
   /** The prefixes whose unknown names are warned about. */
   public static final List<String> CHECKED_PREFIXES =
-      List.of("PADDOCK_", "RUNTIME_", "docker.", "process.");
+      List.of("PADDOCK_", "RUNTIME_", "docker.", "process.", "ssh.", "kubernetes.");
 
   private static final String SECRET = "(secret)";
 
