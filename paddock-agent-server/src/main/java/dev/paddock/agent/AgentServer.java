@@ -208,7 +208,11 @@ public final class AgentServer implements AutoCloseable {
         .add(
             "GET",
             ListeningPorts.ROUTE,
-            new ListeningPorts(Path.of("/proc"), ProcessHandle.current()::descendants, this::port)
+            new ListeningPorts(
+                    Path.of("/proc"),
+                    ProcessHandle.current()::descendants,
+                    this::port,
+                    user.switchTo())
                 ::handle);
     BashRoutes.register(router, bash, config.defaultTimeout().toSeconds());
     BashRoutes.registerSockets(

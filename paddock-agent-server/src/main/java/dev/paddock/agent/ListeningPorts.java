@@ -1,9 +1,12 @@
 package dev.paddock.agent;
 
+import dev.paddock.agent.user.FsIds;
+import dev.paddock.agent.user.RunAs;
 import dev.paddock.http.Call;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,8 +30,10 @@ import java.util.stream.Stream;
  * backend and with host networking every sandbox shares the host's ports). A socket counts when its
  * inode, in LISTEN state in {@code /proc/net/tcp} or {@code tcp6}, is open as {@code
  * socket:[inode]} in a {@code /proc/<pid>/fd} of one of the agent's descendants; the agent's own
- * port is left out. The work is bounded ({@link #MAX_PROCESSES}, {@link #MAX_FDS}): a tree larger
- * than that is listed as far as the bounds reach, never with an error. Stateless and thread-safe.
+ * port is left out. A process of the command user whose fds the agent may not read (an agent in a
+ * container has no {@code CAP_SYS_PTRACE}) is read again with that user's file-system ids ({@link
+ * FsIds}). The work is bounded ({@link #MAX_PROCESSES}, {@link #MAX_FDS}): a tree larger than that
+ * is listed as far as the bounds reach, never with an error. Stateless and thread-safe.
  */
 final class ListeningPorts {
   static final String ROUTE = "/api/ports";
@@ -39,18 +44,25 @@ final class ListeningPorts {
   private final Path proc;
   private final Supplier<Stream<ProcessHandle>> tree;
   private final IntSupplier ownPort;
+  private final Optional<RunAs> commandUser;
+  private volatile Optional<FsIds> fsIds;
 
   /** One listening socket: its port and the address it is bound to. */
   record Listening(int port, String address) {}
 
   /**
    * Reads {@code proc} (normally {@code /proc}) for the processes {@code tree} names, leaving out
-   * {@code ownPort}.
+   * {@code ownPort}; processes the agent may not read are read as {@code commandUser}, if any.
    */
-  ListeningPorts(Path proc, Supplier<Stream<ProcessHandle>> tree, IntSupplier ownPort) {
+  ListeningPorts(
+      Path proc,
+      Supplier<Stream<ProcessHandle>> tree,
+      IntSupplier ownPort,
+      Optional<RunAs> commandUser) {
     this.proc = proc;
     this.tree = tree;
     this.ownPort = ownPort;
+    this.commandUser = commandUser;
   }
 
   void handle(Call call) throws IOException {
@@ -86,37 +98,84 @@ final class ListeningPorts {
   /** The inodes of the sockets open in the tree's processes, as far as the bounds reach. */
   private Set<Long> socketInodes() {
     Set<Long> inodes = new HashSet<>();
+    List<Long> refused = new ArrayList<>();
     int[] fdsLeft = {MAX_FDS};
     try (Stream<ProcessHandle> processes = tree.get()) {
       processes
           .limit(MAX_PROCESSES)
           .takeWhile(p -> fdsLeft[0] > 0)
-          .forEach(p -> fdsLeft[0] = addSockets(p.pid(), inodes, fdsLeft[0]));
+          .forEach(p -> fdsLeft[0] = addSockets(p.pid(), inodes, fdsLeft[0], refused));
+    }
+    if (!refused.isEmpty() && fdsLeft[0] > 0 && commandUser.isPresent()) {
+      addAsCommandUser(refused, inodes, fdsLeft[0]);
     }
     return inodes;
   }
 
-  /** Adds the socket inodes of one process, reading at most {@code budget} fds; the rest left. */
-  private int addSockets(long pid, Set<Long> inodes, int budget) {
+  /** Reads the processes the agent was refused again, with the command user's ids. */
+  private void addAsCommandUser(List<Long> pids, Set<Long> inodes, int budget) {
+    Optional<FsIds> ids = fsIds();
+    if (ids.isEmpty()) {
+      return;
+    }
+    try {
+      ids.get()
+          .callAs(
+              commandUser.orElseThrow(),
+              () -> {
+                int left = budget;
+                for (long pid : pids) {
+                  left = addSockets(pid, inodes, left, new ArrayList<>());
+                }
+                return left;
+              });
+    } catch (Exception e) {
+      // Cannot act as the user (no CAP_SETUID): its processes own nothing we may list.
+    }
+  }
+
+  private Optional<FsIds> fsIds() {
+    Optional<FsIds> loaded = fsIds;
+    if (loaded == null) {
+      loaded = FsIds.load(Runtime.version().feature());
+      fsIds = loaded;
+    }
+    return loaded;
+  }
+
+  /**
+   * Adds the socket inodes of one process, reading at most {@code budget} fds; the rest left. A
+   * process whose fds the agent may not read is added to {@code refused}, and nothing of it
+   * counted.
+   */
+  private int addSockets(long pid, Set<Long> inodes, int budget, List<Long> refused) {
+    Set<Long> found = new HashSet<>();
     try (DirectoryStream<Path> fds = Files.newDirectoryStream(proc.resolve(pid + "/fd"))) {
       for (Path fd : fds) {
         if (budget-- <= 0) {
           break;
         }
-        socketInode(fd).ifPresent(inodes::add);
+        socketInode(fd).ifPresent(found::add);
       }
+    } catch (AccessDeniedException e) {
+      refused.add(pid);
+      return budget;
     } catch (IOException | SecurityException e) {
-      // Gone meanwhile, or another user's process: it owns nothing we may list.
+      // Gone meanwhile: it owns nothing any more.
     }
+    inodes.addAll(found);
     return Math.max(budget, 0);
   }
 
-  private static Optional<Long> socketInode(Path fd) {
+  /** The socket an fd names; empty when it is none, or was closed meanwhile. */
+  private static Optional<Long> socketInode(Path fd) throws AccessDeniedException {
     try {
       String target = Files.readSymbolicLink(fd).toString();
       if (target.startsWith("socket:[") && target.endsWith("]")) {
         return Optional.of(Long.parseLong(target.substring(8, target.length() - 1)));
       }
+    } catch (AccessDeniedException e) {
+      throw e; // another user's process: the caller may read it as that user
     } catch (IOException | NumberFormatException e) {
       // Closed meanwhile: nothing to count.
     }

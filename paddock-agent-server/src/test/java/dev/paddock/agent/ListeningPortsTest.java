@@ -109,9 +109,14 @@ class ListeningPortsTest {
   @Test
   void aProcTableWithoutTheFilesOrProcessesListsNothing(@TempDir Path emptyProc) {
     ListeningPorts ports =
-        new ListeningPorts(emptyProc, () -> Stream.of(ProcessHandle.current()), () -> 0);
+        new ListeningPorts(
+            emptyProc,
+            () -> Stream.of(ProcessHandle.current()),
+            () -> 0,
+            java.util.Optional.empty());
     assertThat(ports.list()).isEmpty();
-    ListeningPorts none = new ListeningPorts(Path.of("/proc"), Stream::empty, () -> 0);
+    ListeningPorts none =
+        new ListeningPorts(Path.of("/proc"), Stream::empty, () -> 0, java.util.Optional.empty());
     assertThat(none.list()).isEmpty();
   }
 
@@ -119,7 +124,11 @@ class ListeningPortsTest {
   void theTestsOwnSocketIsFoundWhenItsProcessIsTheTree() throws Exception {
     try (ServerSocket own = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       ListeningPorts ports =
-          new ListeningPorts(Path.of("/proc"), () -> Stream.of(ProcessHandle.current()), () -> 0);
+          new ListeningPorts(
+              Path.of("/proc"),
+              () -> Stream.of(ProcessHandle.current()),
+              () -> 0,
+              java.util.Optional.empty());
       assertThat(ports.list())
           .contains(new ListeningPorts.Listening(own.getLocalPort(), "127.0.0.1"));
     }

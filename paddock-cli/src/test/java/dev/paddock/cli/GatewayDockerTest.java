@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The gateway in front of the Docker backend in host mode, as {@code paddock server} runs it: the
  * agent in a container is reached through the control plane's address only (exposed URLs), for
- * exec, upload and download.
+ * exec, upload and download, and so is a web server a command of the sandbox listens on.
  */
 class GatewayDockerTest {
   /** The image CI builds ({@code PADDOCK_TEST_DOCKER_IMAGE}), else the default sandbox image. */
@@ -76,8 +76,32 @@ class GatewayDockerTest {
       assertThat(Files.readAllBytes(back)).isEqualTo(data);
       HttpResponse<String> alive = get(running.agentServerUrl().orElseThrow() + "/alive");
       assertThat(alive.statusCode()).isEqualTo(200);
-      // A port of the container is not relayed yet: its agent (root without CAP_SYS_PTRACE)
-      // cannot see the run-as user's sockets (GATEWAY.md, "Limits").
+
+      // A web server a command starts in the container (as the run-as user, while the agent is
+      // root without CAP_SYS_PTRACE) is reached through the gateway with the key or a signed URL.
+      int port = startWebServer(agent, "from-container-" + running.id());
+      String portUrl = url + "/sandboxes/" + running.id() + "/port/" + port + "/";
+      String key = running.sessionApiKey().orElseThrow();
+      HttpResponse<String> withKey = get(portUrl, Map.of("X-Session-API-Key", key));
+      assertThat(withKey.statusCode()).as(withKey.body()).isEqualTo(200);
+      assertThat(withKey.body()).isEqualTo("from-container-" + running.id());
+      assertThat(get(portUrl, Map.of()).statusCode()).isEqualTo(401);
+      HttpResponse<String> signed =
+          http.send(
+              HttpRequest.newBuilder(
+                      URI.create(
+                          url + "/api/v1/sandboxes/" + running.id() + "/ports/" + port + "/url"))
+                  .header("Authorization", "Bearer " + ServerProcess.ADMIN_KEY)
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString("{\"expires_in\": 600}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(signed.statusCode()).as(signed.body()).isEqualTo(200);
+      String signedUrl =
+          (String) dev.paddock.http.Json.parseObject(signed.body().getBytes()).get("url");
+      HttpResponse<String> page = get(signedUrl, Map.of());
+      assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
+      assertThat(page.body()).isEqualTo("from-container-" + running.id());
     } finally {
       client.delete(running.id());
     }
@@ -87,9 +111,45 @@ class GatewayDockerTest {
   }
 
   private HttpResponse<String> get(String url) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    return get(url, Map.of());
+  }
+
+  private HttpResponse<String> get(String url, Map<String, String> headers) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30));
+    headers.forEach(request::header);
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * Starts a one-line HTTP server in the container (perl: the minimal image has no other language)
+   * as a running command of the agent, on a free loopback port; answers that port.
+   */
+  private static int startWebServer(AgentClient agent, String text) throws Exception {
+    String server =
+        "perl -MIO::Socket::INET -e '"
+            + "$s = IO::Socket::INET->new(LocalAddr => \"127.0.0.1\", LocalPort => 0,"
+            + " Listen => 5) or die \"listen: $!\";"
+            + " open(F, \">port.part\") or die; print F $s->sockport; close F;"
+            + " rename(\"port.part\", \"port\");"
+            + " while ($c = $s->accept) { while (<$c>) { last if /^\\r?$/ }"
+            + " print $c \"HTTP/1.1 200 OK\\r\\nContent-Length: \" . length($ARGV[0])"
+            + " . \"\\r\\nConnection: close\\r\\n\\r\\n$ARGV[0]\"; close $c }'"
+            + " '"
+            + text
+            + "'";
+    java.util.concurrent.CompletableFuture.runAsync(
+        () -> agent.exec("rm -f port; exec " + server, 600, out -> {}, err -> {}));
+    StringBuilder port = new StringBuilder();
+    Awaitility.await("the web server's port file")
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              port.setLength(0);
+              return agent.exec("cat port", 10, port::append, e -> {}) == 0
+                  && !port.toString().isBlank();
+            });
+    return Integer.parseInt(port.toString().strip());
   }
 
   private static String containers(String sandboxId) throws Exception {
