@@ -97,15 +97,15 @@ public final class SwappedDirectory implements AutoCloseable {
   }
 
   /**
-   * Runs at least {@code attempts} requests on {@code clients} threads, and on (up to five times as
-   * many) until each status in {@code wanted} answered more than {@link #LEAST_EACH} times: on a
-   * loaded machine the flipper gets less time, and a run that never met one side of the race would
-   * prove nothing about it.
+   * Runs at least {@code attempts} requests on {@code clients} threads, and on (for up to {@link
+   * #MORE_AT_MOST} more) until each status in {@code wanted} answered more than {@link #LEAST_EACH}
+   * times: on a loaded machine the flipper gets less time, and a run that never met one side of the
+   * race would prove nothing about it.
    */
   public void race(int attempts, int clients, Attempt attempt, Set<Integer> wanted)
       throws Exception {
     AtomicInteger next = new AtomicInteger();
-    int cap = wanted.isEmpty() ? attempts : attempts * 5;
+    long[] deadline = {Long.MAX_VALUE};
     try (ExecutorService pool = Executors.newFixedThreadPool(clients)) {
       List<Future<?>> runs = new ArrayList<>();
       for (int c = 0; c < clients; c++) {
@@ -113,7 +113,7 @@ public final class SwappedDirectory implements AutoCloseable {
             pool.submit(
                 () -> {
                   for (int i = next.getAndIncrement();
-                      i < attempts || (i < cap && !seenEnough(wanted));
+                      i < attempts || (!seenEnough(wanted) && before(deadline));
                       i = next.getAndIncrement()) {
                     tally(i, attempt.send(i));
                   }
@@ -125,6 +125,17 @@ public final class SwappedDirectory implements AutoCloseable {
       }
     }
   }
+
+  /** Whether the extra time, counted from the first call once the attempts are done, is left. */
+  private static synchronized boolean before(long[] deadline) {
+    if (deadline[0] == Long.MAX_VALUE) {
+      deadline[0] = System.nanoTime() + MORE_AT_MOST.toNanos();
+    }
+    return System.nanoTime() < deadline[0];
+  }
+
+  /** How long a race goes on past its attempts for a side it has not met often enough. */
+  static final java.time.Duration MORE_AT_MOST = java.time.Duration.ofSeconds(90);
 
   private boolean seenEnough(Set<Integer> wanted) {
     return wanted.stream().allMatch(status -> count(status) > LEAST_EACH);
