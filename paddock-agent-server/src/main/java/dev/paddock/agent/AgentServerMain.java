@@ -105,6 +105,7 @@ public final class AgentServerMain {
                 ? Secrets.of(SecretsFile.consume(secretsFile))
                 : Secrets.fromEnvironment(System.getenv());
     builder.sessionKeys(secrets.sessionKeys()).adminKeys(secrets.adminKeys());
+    InheritedSignals.restoreForCommands();
     AgentServer server;
     try {
       server = AgentServer.start(builder.build());
