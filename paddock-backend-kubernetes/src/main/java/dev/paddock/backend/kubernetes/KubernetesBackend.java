@@ -138,11 +138,8 @@ final class KubernetesBackend implements SandboxBackend {
     Pod pod;
     try {
       pod =
-          pods(id)
-              .waitUntilCondition(
-                  p -> p == null || PodDiagnosis.fatal(p, false).isPresent() || hasIp(p),
-                  remainingMillis(deadline),
-                  TimeUnit.MILLISECONDS);
+          awaitPod(
+              id, p -> p == null || PodDiagnosis.fatal(p, false).isPresent() || hasIp(p), deadline);
     } catch (KubernetesClientTimeoutException e) {
       Pod last = pods(id).get();
       throw new RuntimeStartException(
@@ -162,6 +159,37 @@ final class KubernetesBackend implements SandboxBackend {
       pod = waitBriefly(id, pod);
     }
   }
+
+  /**
+   * The pod once {@code done} holds for it (null: gone), watched in windows of at most {@link
+   * #WATCH_WINDOW} that each read it afresh: a change made between a watch's list and its start may
+   * never reach that watch (fabric8's mock server replays nothing; a real watch can drop).
+   *
+   * @throws KubernetesClientTimeoutException at {@code deadline} (a {@link System#nanoTime} value)
+   */
+  private Pod awaitPod(String id, java.util.function.Predicate<Pod> done, long deadline) {
+    while (true) {
+      Pod now = pods(id).get();
+      if (done.test(now)) {
+        return now;
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw new KubernetesClientTimeoutException(
+            "Pod", SandboxObjects.podName(id), namespace, 0, TimeUnit.MILLISECONDS);
+      }
+      try {
+        return pods(id)
+            .waitUntilCondition(
+                done::test,
+                Math.min(remainingMillis(deadline), WATCH_WINDOW.toMillis()),
+                TimeUnit.MILLISECONDS);
+      } catch (KubernetesClientTimeoutException e) {
+        // Look again: the watch may have begun just after the change it waits for.
+      }
+    }
+  }
+
+  private static final Duration WATCH_WINDOW = Duration.ofSeconds(1);
 
   private void checkStarting(String id, Pod pod) {
     if (pod == null) {
@@ -393,7 +421,7 @@ final class KubernetesBackend implements SandboxBackend {
     pods(id).withGracePeriod(settings.stopGrace().toSeconds()).delete();
     long wait = settings.stopGrace().plusSeconds(30).toMillis();
     try {
-      pods(id).waitUntilCondition(Objects::isNull, wait, TimeUnit.MILLISECONDS);
+      awaitPod(id, Objects::isNull, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(wait));
     } catch (KubernetesClientTimeoutException e) {
       throw failure(
           Kind.UNKNOWN, "pod of " + id + " still exists " + wait + " ms after its delete");

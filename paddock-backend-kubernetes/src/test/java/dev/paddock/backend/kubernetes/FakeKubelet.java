@@ -102,7 +102,8 @@ public final class FakeKubelet implements AutoCloseable {
     }
   }
 
-  private record RunningPod(Process process, Path dir) {}
+  /** A pod's agent; the uid tells a pod from a later one of the same name (a resume's). */
+  private record RunningPod(String uid, Process process, Path dir) {}
 
   FakeKubelet(KubernetesClient client, String namespace, int agentPort) {
     this.client = client;
@@ -120,6 +121,14 @@ public final class FakeKubelet implements AutoCloseable {
   /** Pods of {@code image} report {@code failure} from now on instead of running. */
   public void failImage(String image, Failure failure) {
     failures.put(image, failure);
+  }
+
+  /** The pid of the agent process of a running sandbox's pod, if one runs. */
+  public java.util.OptionalLong agentPid(String sandboxId) {
+    RunningPod pod = running.get(SandboxObjects.podName(sandboxId));
+    return pod == null || !pod.process().isAlive()
+        ? java.util.OptionalLong.empty()
+        : java.util.OptionalLong.of(pod.process().pid());
   }
 
   /** How many agent processes run now. */
@@ -146,11 +155,12 @@ public final class FakeKubelet implements AutoCloseable {
     @Override
     public void eventReceived(Action action, Pod pod) {
       String name = pod.getMetadata().getName();
+      String uid = pod.getMetadata().getUid();
       if (action == Action.DELETED) {
-        stop(name);
+        stop(name, uid);
       } else if (pod.getMetadata().getDeletionTimestamp() != null) {
-        Thread.ofVirtual().start(() -> terminate(name));
-      } else if (action == Action.ADDED && !running.containsKey(name)) {
+        Thread.ofVirtual().start(() -> terminate(name, uid));
+      } else if (action == Action.ADDED && !runs(name, uid)) {
         Thread.ofVirtual().start(() -> admit(pod));
       }
     }
@@ -175,22 +185,37 @@ public final class FakeKubelet implements AutoCloseable {
     }
   }
 
+  private boolean runs(String name, String uid) {
+    RunningPod pod = running.get(name);
+    return pod != null && pod.uid().equals(uid);
+  }
+
   private void admit(Pod pod) {
     String name = pod.getMetadata().getName();
+    String uid = pod.getMetadata().getUid();
     try {
-      client
-          .pods()
-          .inNamespace(namespace)
-          .withName(name)
-          .edit(
-              p -> {
-                p.getMetadata().setFinalizers(List.of(FINALIZER));
-                return p;
-              });
+      Pod admitted =
+          client
+              .pods()
+              .inNamespace(namespace)
+              .withName(name)
+              .edit(
+                  p -> {
+                    // Only this very pod, and only while no delete of it was asked for.
+                    if (uid.equals(p.getMetadata().getUid())
+                        && p.getMetadata().getDeletionTimestamp() == null) {
+                      p.getMetadata().setFinalizers(List.of(FINALIZER));
+                    }
+                    return p;
+                  });
+      if (!uid.equals(admitted.getMetadata().getUid())
+          || admitted.getMetadata().getDeletionTimestamp() != null) {
+        return;
+      }
       Container container = pod.getSpec().getContainers().getFirst();
       Failure failure = failures.get(container.getImage());
       if (failure != null) {
-        report(name, failed(pod, container, failure));
+        report(pod, failed(pod, container, failure));
         return;
       }
       run(pod, container);
@@ -205,7 +230,8 @@ public final class FakeKubelet implements AutoCloseable {
   private void run(Pod pod, Container container) throws IOException {
     String name = pod.getMetadata().getName();
     String ip = "127.1." + (addresses.get() / 250) + "." + (addresses.getAndIncrement() % 250 + 1);
-    Path podDir = Files.createDirectories(root.resolve("pods").resolve(name));
+    String uid = pod.getMetadata().getUid();
+    Path podDir = Files.createDirectories(root.resolve("pods").resolve(name + "-" + uid));
     Map<String, Path> mounts = mounts(pod, container, podDir);
     List<String> argv = new ArrayList<>(agentCommand());
     List<String> args = container.getArgs();
@@ -221,20 +247,26 @@ public final class FakeKubelet implements AutoCloseable {
       env.put(var.getName(), var.getValue() == null ? "" : var.getValue());
     }
     Process process = builder.start();
-    running.put(name, new RunningPod(process, podDir));
+    RunningPod previous = running.put(name, new RunningPod(uid, process, podDir));
+    if (previous != null) {
+      killTree(previous.process()); // an older pod of the name, whose delete has not come yet
+      deleteTree(previous.dir());
+    }
     Pod now = client.pods().inNamespace(namespace).withName(name).get();
-    if (now == null || now.getMetadata().getDeletionTimestamp() != null) {
-      terminate(name); // deleted while it was being set up: its delete found nothing to kill
+    if (now == null
+        || !uid.equals(now.getMetadata().getUid())
+        || now.getMetadata().getDeletionTimestamp() != null) {
+      terminate(name, uid); // deleted while it was being set up: its delete found nothing to kill
       return;
     }
-    report(name, status(pod, ip, false));
+    report(pod, status(pod, ip, false));
     Deque<String> tail = new ArrayDeque<>();
     try (BufferedReader out =
         new BufferedReader(
             new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = out.readLine()) != null; ) {
         if (ReadyLine.parse(line).isPresent()) {
-          report(name, status(pod, ip, true));
+          report(pod, status(pod, ip, true));
         }
         tail.addLast(line);
         if (tail.size() > 20) {
@@ -246,7 +278,7 @@ public final class FakeKubelet implements AutoCloseable {
     RunningPod still = running.get(name);
     if (still != null && still.process() == process) {
       // It ended on its own (not killed for a delete): Failed, as restartPolicy Never leaves it.
-      report(name, exited(pod, ip, code, String.join("\n", tail)));
+      report(pod, exited(pod, ip, code, String.join("\n", tail)));
     }
   }
 
@@ -425,7 +457,9 @@ public final class FakeKubelet implements AutoCloseable {
         .build();
   }
 
-  private void report(String name, PodStatus status) {
+  private void report(Pod pod, PodStatus status) {
+    String name = pod.getMetadata().getName();
+    String uid = pod.getMetadata().getUid();
     try {
       client
           .pods()
@@ -433,7 +467,9 @@ public final class FakeKubelet implements AutoCloseable {
           .withName(name)
           .editStatus(
               p -> {
-                p.setStatus(status);
+                if (uid.equals(p.getMetadata().getUid())) { // not a later pod of the same name
+                  p.setStatus(status);
+                }
                 return p;
               });
     } catch (KubernetesClientException e) {
@@ -445,31 +481,39 @@ public final class FakeKubelet implements AutoCloseable {
   // ---------------------------------------------------------------- deletion
 
   /** A delete asked for: kill the containers, remove the pod's directories, let the pod go. */
-  private void terminate(String name) {
-    stop(name);
+  private void terminate(String name, String uid) {
+    stop(name, uid);
     // A status write racing this one (the mock does not check resource versions) can put the
-    // finalizer back: release it until the pod is really gone, as a node keeps reconciling.
-    for (int attempt = 0; attempt < 50; attempt++) {
+    // finalizer back: release it until this pod is really gone, as a node keeps reconciling. A
+    // later pod of the same name (a resume's) is not this one's to release.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
       try {
+        Pod now = client.pods().inNamespace(namespace).withName(name).get();
+        if (now == null || !uid.equals(now.getMetadata().getUid())) {
+          break;
+        }
         client
             .pods()
             .inNamespace(namespace)
             .withName(name)
             .edit(
                 p -> {
-                  p.getMetadata().setFinalizers(List.of());
+                  if (uid.equals(p.getMetadata().getUid())) {
+                    p.getMetadata().setFinalizers(List.of());
+                  }
                   return p;
                 });
         client
             .pods()
             .inNamespace(namespace)
             .withName(name)
-            .waitUntilCondition(java.util.Objects::isNull, 200, TimeUnit.MILLISECONDS);
+            .waitUntilCondition(
+                p -> p == null || !uid.equals(p.getMetadata().getUid()),
+                200,
+                TimeUnit.MILLISECONDS);
         break;
       } catch (KubernetesClientException e) {
-        if (client.pods().inNamespace(namespace).withName(name).get() == null) {
-          break;
-        }
         LOG.log(System.Logger.Level.DEBUG, "pod {0} not released yet: {1}", name, e.getMessage());
       }
     }
@@ -482,9 +526,10 @@ public final class FakeKubelet implements AutoCloseable {
         .forEach(e -> client.resource(e).inNamespace(namespace).delete());
   }
 
-  private void stop(String name) {
-    RunningPod pod = running.remove(name);
-    if (pod != null) {
+  /** Stops the agent of pod {@code name} if it is the one of {@code uid}. */
+  private void stop(String name, String uid) {
+    RunningPod pod = running.get(name);
+    if (pod != null && pod.uid().equals(uid) && running.remove(name, pod)) {
       killTree(pod.process());
       deleteTree(pod.dir());
     }
@@ -536,7 +581,7 @@ public final class FakeKubelet implements AutoCloseable {
   public void close() {
     pods.close();
     claims.close();
-    List.copyOf(running.keySet()).forEach(this::stop);
+    List.copyOf(running.entrySet()).forEach(e -> stop(e.getKey(), e.getValue().uid()));
     deleteTree(root);
   }
 }

@@ -133,7 +133,7 @@ public final class KubernetesTestCluster implements AutoCloseable {
         .pollInterval(Duration.ofMillis(50))
         .untilAsserted(
             () -> {
-              assertThat(managed()).as("objects left behind").isEmpty();
+              assertThat(managedObjects()).as("objects left behind").isEmpty();
               kubelet.ifPresent(
                   k -> {
                     assertThat(k.runningAgents()).as("agents left running").isZero();
@@ -145,7 +145,8 @@ public final class KubernetesTestCluster implements AutoCloseable {
             });
   }
 
-  private List<String> managed() {
+  /** Kind/name of every pod, claim, Secret and policy labelled {@code paddock.managed=true}. */
+  public List<String> managedObjects() {
     Map<String, String> labels = Map.of("paddock.managed", "true");
     List<HasMetadata> left = new java.util.ArrayList<>();
     left.addAll(client.pods().inNamespace(namespace()).withLabels(labels).list().getItems());
