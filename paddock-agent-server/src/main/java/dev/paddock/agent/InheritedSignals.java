@@ -2,7 +2,6 @@ package dev.paddock.agent;
 
 import java.io.IOException;
 import java.lang.reflect.Proxy;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,22 +48,34 @@ final class InheritedSignals {
     }
   }
 
-  /** The signals of {@link #RESTORED} that the {@code SigIgn} mask of {@code status} names. */
+  /**
+   * The signals of {@link #RESTORED} that the {@code SigIgn} mask of {@code status} names. Read
+   * with the plainest stream there is: this runs at every agent start, where {@code
+   * Files.readAllLines} cost 1.7 MiB of RSS and 10 ms (the classes it loads).
+   */
   static List<Integer> ignored(Path status) {
     List<Integer> ignored = new ArrayList<>();
+    String text;
+    try (java.io.FileInputStream in = new java.io.FileInputStream(status.toString())) {
+      text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+    } catch (IOException e) {
+      return ignored; // no /proc (not Linux): nothing to restore
+    }
+    int at = text.indexOf("SigIgn:");
+    if (at < 0) {
+      return ignored;
+    }
+    int end = text.indexOf('\n', at);
     try {
-      for (String line : Files.readAllLines(status)) {
-        if (line.startsWith("SigIgn:")) {
-          long mask = Long.parseUnsignedLong(line.substring(7).strip(), 16);
-          for (int signal : List.of(1, 2)) {
-            if ((mask & (1L << (signal - 1))) != 0) {
-              ignored.add(signal);
-            }
-          }
+      long mask =
+          Long.parseUnsignedLong(text.substring(at + 7, end < 0 ? text.length() : end).strip(), 16);
+      for (int signal : List.of(1, 2)) {
+        if ((mask & (1L << (signal - 1))) != 0) {
+          ignored.add(signal);
         }
       }
-    } catch (IOException | NumberFormatException e) {
-      // No /proc (not Linux): nothing to restore.
+    } catch (NumberFormatException e) {
+      // A mask we cannot read: nothing to restore.
     }
     return ignored;
   }
