@@ -32,10 +32,14 @@ trap cleanup EXIT
 mkdir -p "$work/workspace"
 key=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 mkfifo "$work/out"
+# Job control on for the launch: a script's `cmd &` starts cmd with SIGINT ignored, and the agent
+# would train (and so load at every start) the code that undoes that, which real starts skip.
+set -m
 "$java" "${options[@]}" "${record[@]}" -jar "$jar" --port 0 --host 127.0.0.1 \
   --workspace "$work/workspace" --events-dir "$work/events" --secrets-stdin \
   <<<"session_api_key=$key" >"$work/out" 2>"$work/err" &
 server=$!
+set +m
 exec 3<"$work/out"
 port=""
 while IFS= read -r -t 60 line <&3; do
