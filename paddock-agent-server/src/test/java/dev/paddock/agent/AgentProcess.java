@@ -129,7 +129,8 @@ final class AgentProcess implements AutoCloseable {
     }
   }
 
-  private static int readyPort(Process agent) throws IOException {
+  /** The port of {@code agent}'s ready line; its further output is drained in the background. */
+  static int readyPort(Process agent) throws IOException {
     BufferedReader out =
         new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8));
     for (String line; (line = out.readLine()) != null; ) {

@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.api.KeyDigest;
 import dev.paddock.backend.kit.protocol.AgentSecrets;
-import dev.paddock.backend.kit.protocol.ReadyLine;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -48,7 +45,7 @@ class SecretsFileTest {
     Files.writeString(secrets, AgentSecrets.lines(List.of(KeyDigest.sha256Hex(KEY)), ""));
 
     Process agent = start("--secrets-file", secrets.toString());
-    int port = readyPort(agent);
+    int port = AgentProcess.readyPort(agent);
 
     assertThat(status(port, Optional.of(KEY))).isEqualTo(200);
     assertThat(status(port, Optional.of("another key"))).isEqualTo(401);
@@ -125,27 +122,6 @@ class SecretsFileTest {
     started.add(process);
     process.getOutputStream().close();
     return process;
-  }
-
-  private static int readyPort(Process agent) throws IOException {
-    BufferedReader out =
-        new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8));
-    for (String line; (line = out.readLine()) != null; ) {
-      Optional<ReadyLine> ready = ReadyLine.parse(line);
-      if (ready.isPresent()) {
-        Thread.ofVirtual().start(() -> drain(out));
-        return ready.get().port();
-      }
-    }
-    throw new AssertionError("the agent exited before its ready line");
-  }
-
-  private static void drain(BufferedReader out) {
-    try (out) {
-      out.transferTo(java.io.Writer.nullWriter());
-    } catch (IOException e) {
-      // the agent is gone
-    }
   }
 
   private static String output(Process agent) throws IOException {

@@ -84,16 +84,7 @@ final class SandboxDeleter {
   }
 
   private void deleteHeld(String id) {
-    Optional<SandboxRecord> current =
-        context
-            .records()
-            .change(
-                id,
-                r ->
-                    r.withSessionKeyHash(none())
-                        .withStatus(
-                            SandboxStatus.ERROR,
-                            Optional.of(StartFailures.detail(StartFailures.DELETING, id))));
+    Optional<SandboxRecord> current = markKeyless(id, StartFailures.DELETING);
     if (current.isEmpty()) {
       return;
     }
@@ -136,17 +127,21 @@ final class SandboxDeleter {
     }
   }
 
-  /** Marks the record DELETE_FAILED (its key stays revoked) and says so to the caller. */
-  private SandboxException failedTearDown(String id, RuntimeException cause) {
-    context
+  /** The record ERROR with {@code detail} and no key hash; empty when it is gone. */
+  private Optional<SandboxRecord> markKeyless(String id, String detail) {
+    return context
         .records()
         .change(
             id,
             r ->
                 r.withSessionKeyHash(none())
                     .withStatus(
-                        SandboxStatus.ERROR,
-                        Optional.of(StartFailures.detail(StartFailures.DELETE_FAILED, id))));
+                        SandboxStatus.ERROR, Optional.of(StartFailures.detail(detail, id))));
+  }
+
+  /** Marks the record DELETE_FAILED (its key stays revoked) and says so to the caller. */
+  private SandboxException failedTearDown(String id, RuntimeException cause) {
+    markKeyless(id, StartFailures.DELETE_FAILED);
     return new SandboxException(
         "could not delete sandbox "
             + id
