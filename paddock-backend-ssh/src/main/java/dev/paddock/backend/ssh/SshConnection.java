@@ -94,8 +94,7 @@ final class SshConnection implements AutoCloseable {
       process.destroyForcibly();
       throw new SshHostException(SshFailure.HOST_UNREACHABLE, target, "interrupted", e);
     }
-    process.destroyForcibly();
-    String said = awaitQuietly(errors);
+    String said = reasonOnceEnded(process, errors);
     throw new SshHostException(
         ClientErrors.classify(said).orElse(SshFailure.HOST_UNREACHABLE),
         target,
@@ -295,6 +294,21 @@ final class SshConnection implements AutoCloseable {
               }
             });
     return line;
+  }
+
+  /**
+   * What the client wrote to stderr, after giving it a moment to end on its own: it closes its
+   * output, prints its reason ("Host key verification failed.") and exits, and a kill in between
+   * lost the reason (a host-key mismatch was then reported as unreachable).
+   */
+  private static String reasonOnceEnded(Process process, CompletableFuture<String> errors) {
+    try {
+      process.waitFor(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    process.destroyForcibly();
+    return awaitQuietly(errors);
   }
 
   private static String awaitQuietly(CompletableFuture<String> text) {
