@@ -85,7 +85,7 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
         new Reconciler(
             lifecycle.context(),
             replica,
-            new Takeover(lifecycle.context()),
+            new Takeover(lifecycle.context(), lifecycle.capture()),
             lifecycle::finishDelete);
     this.lifetimes = new Lifetimes(store, config, lifecycle);
     this.usage = new UsageReader(store, backend);

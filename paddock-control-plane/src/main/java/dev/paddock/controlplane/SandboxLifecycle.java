@@ -79,6 +79,11 @@ final class SandboxLifecycle {
     return context;
   }
 
+  /** Archives workspaces, also for a delete the takeover finishes. */
+  WorkspaceCapture capture() {
+    return capture;
+  }
+
   /** The start or resume of this sandbox under way here, if any. */
   Optional<CompletableFuture<Void>> inFlight(String sandboxId) {
     return context.inFlight().of(sandboxId);

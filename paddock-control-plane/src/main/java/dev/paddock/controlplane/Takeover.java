@@ -24,7 +24,10 @@ import org.slf4j.LoggerFactory;
  *       (idempotent) and the sandbox PAUSED.
  *   <li><b>resume</b>: undone. The new key may not have reached the agent or the store, so the
  *       runtime is frozen again and the sandbox PAUSED with no key; resuming it again works.
- *   <li><b>delete</b>: finished. Runtime destroyed, record removed.
+ *   <li><b>delete</b>: finished. Runtime destroyed, record removed. With archiving on, a delete
+ *       that had not begun its teardown may have been cut short while it archived the workspace:
+ *       the archive is taken first, as that delete would have; a required archive that fails keeps
+ *       the sandbox as it was (frozen again if it was paused), as a delete asked now would.
  * </ul>
  *
  * A runtime that is gone meanwhile makes the sandbox MISSING. The operation is first claimed for
@@ -35,9 +38,11 @@ final class Takeover {
   private static final Logger LOG = LoggerFactory.getLogger(Takeover.class);
 
   private final LifecycleContext context;
+  private final WorkspaceCapture capture;
 
-  Takeover(LifecycleContext context) {
+  Takeover(LifecycleContext context, WorkspaceCapture capture) {
     this.context = context;
+    this.capture = capture;
   }
 
   /**
@@ -122,9 +127,42 @@ final class Takeover {
   }
 
   private void finishDelete(SandboxRecord record, Optional<RuntimeHandle> listed) {
-    runtimes(record, listed).forEach(context.backend()::destroy);
+    if (!archivedFirst(record)) {
+      return;
+    }
+    Set<RuntimeHandle> all = runtimes(record, listed);
+    // The capture may have brought a stopped runtime back under a new handle.
+    context.store().find(record.id()).flatMap(SandboxRecord::runtime).ifPresent(all::add);
+    all.forEach(context.backend()::destroy);
     context.store().delete(record.id());
     context.views().forget(record.id());
+  }
+
+  /**
+   * Whether the delete may go on: it had begun its teardown (which comes after the archive), or
+   * archiving is off, or the workspace is archived now (a capture that is not required and fails is
+   * logged and the delete goes on, as in {@link SandboxDeleter}).
+   */
+  private boolean archivedFirst(SandboxRecord record) {
+    if (!capture.enabled() || StartFailures.deleting(record.statusDetail(), record.id())) {
+      return true;
+    }
+    try {
+      capture.captureBeforeDelete(record);
+      return true;
+    } catch (WorkspaceArchiver.ArchiveFailure e) {
+      keptAsItWas(record.id(), record.status());
+      return false;
+    }
+  }
+
+  /** Ends the delete's claim; a paused sandbox the capture woke is frozen again. */
+  private void keptAsItWas(String id, SandboxStatus status) {
+    LOG.warn("sandbox {}: its interrupted delete is not finished: the required archive failed", id);
+    if (status == SandboxStatus.PAUSED) {
+      context.store().find(id).flatMap(SandboxRecord::runtime).ifPresent(context.backend()::pause);
+    }
+    context.records().change(id, r -> context.claims().ended(r));
   }
 
   /** The recorded runtime and the listed one, when they differ (a resume may have moved it). */

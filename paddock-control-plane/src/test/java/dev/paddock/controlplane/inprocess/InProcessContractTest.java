@@ -3,6 +3,7 @@ package dev.paddock.controlplane.inprocess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.paddock.api.ArchiveStore;
 import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxException;
 import dev.paddock.api.SandboxInfo;
@@ -13,13 +14,18 @@ import dev.paddock.api.StartRequest;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.controlplane.ArchiveSettings;
+import dev.paddock.controlplane.ArchiveStores;
+import dev.paddock.controlplane.ControlPlaneConfig;
 import dev.paddock.controlplane.InProcessBackend;
 import dev.paddock.controlplane.InProcessHost;
 import dev.paddock.controlplane.ReconcileReport;
 import dev.paddock.controlplane.SandboxServiceContract;
+import dev.paddock.store.SandboxOperation;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -130,6 +136,88 @@ class InProcessContractTest extends SandboxServiceContract {
     assertThat(backend.inspections() - before).isEqualTo(1);
     assertThat(service().get(ALICE, first.info().id()).orElseThrow().status())
         .isEqualTo(SandboxStatus.PAUSED);
+  }
+
+  // An archived delete cut short by a crash (issue 15's crash cycles found it): the delete had
+  // claimed the sandbox and was archiving its workspace; the takeover used to finish the delete
+  // without the archive, so a required archive was lost with the sandbox.
+
+  @Test
+  void anArchivedDeleteCutShortWhileArchivingIsArchivedBeforeTheTakeoverFinishesIt()
+      throws Exception {
+    Path archiveDir = Files.createTempDirectory("paddock-takeover-archives-");
+    try (ArchiveStore archives = ArchiveStores.directory(archiveDir)) {
+      service(archiving(archives));
+      Started sandbox = startRunning(ALICE);
+      assertThat(execute(sandbox.url(), Optional.of(sandbox.key()), "echo kept > kept.txt"))
+          .isEqualTo(200);
+      leftMidDelete(sandbox.id());
+
+      assertThat(service().reconcile().takenOver()).containsExactly(sandbox.id());
+
+      assertThat(store().find(sandbox.id())).isEmpty();
+      assertThat(archives.list("ws/" + sandbox.id() + "/")).isNotEmpty();
+    } finally {
+      service(config()); // the clean-up's deletes archive nothing
+      deleteTree(archiveDir);
+    }
+  }
+
+  @Test
+  void anArchivedDeleteCutShortWhoseRequiredArchiveNowFailsKeepsTheSandboxAsItWas() {
+    service(archiving(new RefusingStore()));
+    Started sandbox = startRunning(ALICE);
+    leftMidDelete(sandbox.id());
+
+    assertThat(service().reconcile().takenOver()).containsExactly(sandbox.id());
+
+    SandboxInfo kept = service().get(ALICE, sandbox.id()).orElseThrow();
+    assertThat(kept.status()).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(store().find(sandbox.id()).orElseThrow().operation()).isEmpty();
+    assertThat(execute(kept.agentServerUrl().orElseThrow(), Optional.of(sandbox.key()), "true"))
+        .isEqualTo(200);
+    service(config()); // the clean-up's deletes would be refused by the store that is down
+  }
+
+  private ControlPlaneConfig.Builder archiving(ArchiveStore archives) {
+    return config()
+        .archives(
+            new ArchiveSettings(true, true, ArchiveSettings.TAR_GZ, Duration.ofSeconds(60), "ws"))
+        .archiveStore(archives);
+  }
+
+  /** What a crash while a delete archives leaves: its claim, by a replica now gone, and no more. */
+  private void leftMidDelete(String id) {
+    store()
+        .update(
+            store()
+                .find(id)
+                .orElseThrow()
+                .withOperation(
+                    Optional.of(new SandboxOperation(SandboxOperation.Kind.DELETE, "cp-gone"))));
+  }
+
+  /** An archive store that is down: every write fails, nothing is ever listed. */
+  private static final class RefusingStore implements ArchiveStore {
+    @Override
+    public void put(String key, Path file) throws IOException {
+      throw new IOException("the archive store is down");
+    }
+
+    @Override
+    public List<String> list(String prefix) {
+      return List.of();
+    }
+
+    @Override
+    public Optional<InputStream> open(String key) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Optional<Long> size(String key) {
+      return Optional.empty();
+    }
   }
 
   @Override
