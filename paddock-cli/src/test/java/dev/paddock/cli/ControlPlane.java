@@ -42,11 +42,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * The whole control plane as {@code paddock server} wires it, in this JVM on a loopback port 0: the
  * real process backend (agent-servers as child processes, started from this JVM's class path), the
  * SQLite store in a temporary data dir, the REST API. After each test it stops everything and fails
- * the test if an agent process or the data dir is left behind.
+ * the test if an agent process or the data dir is left behind. Public, in this module's test-jar,
+ * for the suites of {@code paddock-hardening}.
  */
-final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
-  static final String ADMIN_KEY = "pdk_test-admin-key-0123456789abcdef0123456789";
-  static final String MASTER_SECRET = "a-test-master-secret-of-at-least-32-bytes";
+public final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
+  public static final String ADMIN_KEY = "pdk_test-admin-key-0123456789abcdef0123456789";
+  public static final String MASTER_SECRET = "a-test-master-secret-of-at-least-32-bytes";
 
   private final UnaryOperator<ControlPlaneConfig.Builder> configure;
   private final Function<Path, ArchiveStore> archiveStores;
@@ -59,13 +60,14 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
   private ApiServer server;
   private boolean withGateway;
   private boolean perSandboxMetrics;
+  private Map<String, String> backendSettings = Map.of();
   private final dev.paddock.controlplane.TickingClock clock =
       new dev.paddock.controlplane.TickingClock();
   private dev.paddock.controlplane.KeptLogs logs;
   private dev.paddock.server.gateway.Gateway gateway;
   final HttpClient http = HttpClient.newHttpClient();
 
-  ControlPlane() {
+  public ControlPlane() {
     this(b -> b);
   }
 
@@ -99,6 +101,12 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     return this;
   }
 
+  /** This control plane with {@code settings} added to the process backend's own. */
+  public ControlPlane withBackendSettings(Map<String, String> settings) {
+    this.backendSettings = Map.copyOf(settings);
+    return this;
+  }
+
   /** This control plane with per-sandbox series in {@code /metrics}. */
   ControlPlane withSandboxSeries() {
     this.perSandboxMetrics = true;
@@ -116,11 +124,10 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     dataDir = Files.createTempDirectory("paddock-cp-test-");
     store = SandboxStores.openEmbedded(dataDir);
     archiveStore = archiveStores.apply(dataDir);
-    Map<String, String> settings =
-        Map.of(
-            "paddock.data-dir", dataDir.toString(),
-            "agent.command", ProcessBackendProvider.classPathAgentCommand(),
-            "process.stop-grace", "3s");
+    Map<String, String> settings = new java.util.HashMap<>(backendSettings);
+    settings.put("paddock.data-dir", dataDir.toString());
+    settings.put("agent.command", ProcessBackendProvider.classPathAgentCommand());
+    settings.put("process.stop-grace", "3s");
     ProcessBackendProvider provider = new ProcessBackendProvider();
     backend = provider.create(settings);
     var specs =
@@ -236,7 +243,7 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     }
   }
 
-  Path dataDir() {
+  public Path dataDir() {
     return dataDir;
   }
 
@@ -289,7 +296,7 @@ final class ControlPlane implements BeforeEachCallback, AfterEachCallback {
     return http.send(request, HttpResponse.BodyHandlers.ofString());
   }
 
-  String url() {
+  public String url() {
     return "http://127.0.0.1:" + server.port();
   }
 

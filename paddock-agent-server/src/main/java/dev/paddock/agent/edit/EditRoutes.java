@@ -206,6 +206,10 @@ public final class EditRoutes {
     if (reason.contains("not a directory")) {
       return HttpError.badRequest("a parent of " + file + " is not a directory");
     }
+    if (reason.contains("file name too long")) {
+      // ENAMETOOLONG: a name over the file system's limit (255 bytes) is the request's fault.
+      return HttpError.badRequest("a name in " + file + " is longer than the file system allows");
+    }
     if (reason.contains("no space left") || reason.contains("quota")) {
       return new HttpError(507, "no space left to write " + file);
     }

@@ -41,6 +41,10 @@ final class FileErrors {
     if (reason.contains("is a directory")) {
       return HttpError.badRequest(file + " is a directory");
     }
+    if (reason.contains("file name too long")) {
+      // ENAMETOOLONG: a name over the file system's limit (255 bytes) is the request's fault.
+      return HttpError.badRequest("a name in " + file + " is longer than the file system allows");
+    }
     if (reason.contains("symbolic link")) {
       return HttpError.badRequest("too many levels of symbolic links at " + file);
     }

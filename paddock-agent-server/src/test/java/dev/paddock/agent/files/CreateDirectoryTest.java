@@ -51,6 +51,25 @@ class CreateDirectoryTest {
   }
 
   @Test
+  void aNameLongerThanTheFileSystemAllowsIsA400NotA500() throws Exception {
+    // Found by the bad-input suite (paddock-hardening): ENAMETOOLONG was a 500.
+    Path tooLong = agent.workspace().resolve("a".repeat(300));
+
+    assertStatus(createByQuery(tooLong), 400, "longer than the file system allows");
+    assertStatus(
+        agent.postJson(
+            "/api/file/delete", "{\"path\":" + AgentFixture.quote(tooLong.toString()) + "}"),
+        400,
+        "longer than the file system allows");
+    assertStatus(
+        agent.postJson(
+            "/api/file/edit",
+            "{\"command\":\"view\",\"path\":" + AgentFixture.quote(tooLong.toString()) + "}"),
+        400,
+        "longer than the file system allows");
+  }
+
+  @Test
   void rejectsBadRequests() throws Exception {
     Path file = Files.writeString(agent.workspace().resolve("a-file"), "x");
 

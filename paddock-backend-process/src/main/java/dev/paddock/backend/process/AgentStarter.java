@@ -297,6 +297,9 @@ final class AgentStarter {
             "--ready-file",
             layout.readyFile().toString(),
             "--secrets-stdin"));
+    if (settings.confineFiles()) {
+      argv.addAll(List.of("--file-root", workspace.toString()));
+    }
     return argv;
   }
 

@@ -33,6 +33,8 @@ import java.util.Map;
  *   <li>{@code process.spec.id}, {@code process.spec.env.<NAME>}: the one spec
  *   <li>{@code process.memory}, {@code process.cpus}, {@code process.pids-limit}: the spec's limits
  *       (none by default), enforced through cgroups where the host allows
+ *   <li>{@code process.confine-files}: the agent's file routes only inside the workspace (default
+ *       false)
  * </ul>
  */
 public final class ProcessBackendProvider implements SandboxBackendProvider {

@@ -47,6 +47,9 @@ import java.util.OptionalLong;
  * @param sandboxesRoot where sandbox directories live ({@code process.sandboxes-dir}); empty:
  *     {@code <dataDir>/sandboxes}. Control-plane replicas on one host that serve the same sandboxes
  *     set it to the same directory (each keeps its own data dir).
+ * @param confineFiles the agent's file routes only inside the sandbox's workspace ({@code
+ *     process.confine-files}, default false: wherever the control plane's user may go, since this
+ *     backend isolates nothing else either)
  */
 record ProcessSettings(
     Path home,
@@ -65,7 +68,8 @@ record ProcessSettings(
     Resources specResources,
     Optional<Duration> specTimeout,
     Optional<Duration> specIdleTimeout,
-    Optional<Path> sandboxesRoot) {
+    Optional<Path> sandboxesRoot,
+    boolean confineFiles) {
 
   static final String DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
@@ -131,6 +135,12 @@ record ProcessSettings(
           "where sandbox directories live (default <data dir>/sandboxes); replicas on one host"
               + " serving the same sandboxes share it");
 
+  static final Setting<Boolean> CONFINE_FILES =
+      Setting.bool(
+              "process.confine-files",
+              "the agent's file routes only inside the sandbox's workspace (its --file-root)")
+          .withDefault(false);
+
   /** Every setting this backend reads. */
   static final List<Setting<?>> DECLARED =
       List.of(
@@ -150,7 +160,8 @@ record ProcessSettings(
           MEMORY,
           CPUS,
           PIDS,
-          SANDBOXES_DIR);
+          SANDBOXES_DIR,
+          CONFINE_FILES);
 
   ProcessSettings {
     agentCommand = List.copyOf(agentCommand);
@@ -187,7 +198,8 @@ record ProcessSettings(
             OptionalLong.empty()),
         s.find(SPEC_TIMEOUT).filter(d -> !d.isZero()),
         s.find(SPEC_IDLE_TIMEOUT).filter(d -> !d.isZero()),
-        s.find(SANDBOXES_DIR));
+        s.find(SANDBOXES_DIR),
+        s.get(CONFINE_FILES));
   }
 
   /** {@code process.sandboxes-dir}, else {@code <dataDir>/sandboxes}: one directory per sandbox. */

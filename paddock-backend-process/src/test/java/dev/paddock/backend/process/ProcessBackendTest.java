@@ -11,11 +11,13 @@ import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeState;
 import dev.paddock.api.spi.SandboxBackend;
 import java.io.IOException;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -55,6 +57,33 @@ class ProcessBackendTest {
         .isEqualTo(200);
     assertThat(fixture.get(handle, route, Optional.of("wrong-key")).statusCode()).isEqualTo(401);
     assertThat(fixture.get(handle, route, Optional.empty()).statusCode()).isEqualTo(401);
+  }
+
+  @Test
+  void confineFilesKeepsTheAgentsFileRoutesInsideTheWorkspace() throws Exception {
+    String id = fixture.newId();
+    RuntimeHandle confined =
+        fixture.backend(Map.of("process.confine-files", "true")).start(fixture.request(id));
+    RuntimeHandle open = fixture.backend().start(fixture.request(fixture.newId()));
+    Path inside = fixture.sandboxDir(id).resolve("workspace").resolve("in.txt");
+    Files.writeString(inside, "in");
+    Optional<String> key = Optional.of(SandboxFixture.KEY);
+
+    assertThat(fixture.get(confined, download(inside.toString()), key).body()).isEqualTo("in");
+    for (String outside :
+        List.of(
+            "/etc/passwd", inside.getParent() + "/../agent.launch.json", "/proc/self/environ")) {
+      assertThat(fixture.get(confined, download(outside), key).statusCode())
+          .as("download of %s", outside)
+          .isEqualTo(403);
+    }
+    assertThat(fixture.get(open, download("/etc/passwd"), key).statusCode())
+        .as("the default: the whole host as the agent's user sees it")
+        .isEqualTo(200);
+  }
+
+  private static String download(String path) {
+    return "/api/file/download?path=" + URLEncoder.encode(path, StandardCharsets.UTF_8);
   }
 
   @Test
