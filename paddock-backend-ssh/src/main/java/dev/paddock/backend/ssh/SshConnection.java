@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,14 +78,18 @@ final class SshConnection implements AutoCloseable {
             "ControlPersist=no",
             target.host(),
             "echo " + CONNECTED + "; exec cat >/dev/null"));
-    Process process = start(argv);
-    CompletableFuture<String> errors = readAsync(process.getErrorStream());
+    // The client's stderr goes to a file, read once it has exited: read through a pipe, its reason
+    // ("Connection refused", "Host key verification failed.") was now and then lost in CI, and the
+    // failure misclassified. Unlinked once connected; the master keeps its descriptor.
+    Path errorFile = errorFile();
+    Process process = start(argv, errorFile);
     CompletableFuture<String> firstLine = firstLine(process.getInputStream());
     long deadline = settings.connectTimeout().plusSeconds(5).toMillis();
     try {
       String line = firstLine.get(deadline, TimeUnit.MILLISECONDS);
       if (line.equals(CONNECTED)) {
         LOG.log(System.Logger.Level.DEBUG, "ssh backend: connected to {0}", target);
+        deleteQuietly(errorFile);
         return process;
       }
     } catch (TimeoutException | ExecutionException e) {
@@ -94,7 +99,7 @@ final class SshConnection implements AutoCloseable {
       process.destroyForcibly();
       throw new SshHostException(SshFailure.HOST_UNREACHABLE, target, "interrupted", e);
     }
-    String said = reasonOnceEnded(process, errors);
+    String said = reasonOnceEnded(process, errorFile);
     throw new SshHostException(
         ClientErrors.classify(said).orElse(SshFailure.HOST_UNREACHABLE),
         target,
@@ -222,8 +227,21 @@ final class SshConnection implements AutoCloseable {
   }
 
   private Process start(List<String> argv) {
+    return start(new ProcessBuilder(argv));
+  }
+
+  private Process start(List<String> argv, Path errorFile) {
     try {
-      return new ProcessBuilder(argv).start();
+      return start(new ProcessBuilder(argv).redirectError(errorFile.toFile()));
+    } catch (SshHostException e) {
+      deleteQuietly(errorFile);
+      throw e;
+    }
+  }
+
+  private Process start(ProcessBuilder builder) {
+    try {
+      return builder.start();
     } catch (IOException e) {
       throw new SshHostException(
           SshFailure.HOST_UNREACHABLE,
@@ -297,18 +315,45 @@ final class SshConnection implements AutoCloseable {
   }
 
   /**
-   * What the client wrote to stderr, after giving it a moment to end on its own: it closes its
-   * output, prints its reason ("Host key verification failed.") and exits, and a kill in between
-   * lost the reason (a host-key mismatch was then reported as unreachable).
+   * What the client wrote to stderr, once it has ended (given a moment to end on its own: it prints
+   * its reason, then exits); the file is removed.
    */
-  private static String reasonOnceEnded(Process process, CompletableFuture<String> errors) {
+  private static String reasonOnceEnded(Process process, Path errorFile) {
     try {
-      process.waitFor(2, TimeUnit.SECONDS);
+      if (!process.waitFor(2, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        process.waitFor(5, TimeUnit.SECONDS);
+      }
+      return Files.readString(errorFile, StandardCharsets.UTF_8);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      process.destroyForcibly();
+      return "";
+    } catch (IOException e) {
+      return "";
+    } finally {
+      deleteQuietly(errorFile);
     }
-    process.destroyForcibly();
-    return awaitQuietly(errors);
+  }
+
+  private Path errorFile() {
+    try {
+      return Files.createTempFile("paddock-ssh-", ".err");
+    } catch (IOException e) {
+      throw new SshHostException(
+          SshFailure.HOST_UNREACHABLE,
+          target,
+          "cannot create a file for the OpenSSH client's errors: " + e.getMessage(),
+          e);
+    }
+  }
+
+  private static void deleteQuietly(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      // a temp file left: harmless
+    }
   }
 
   private static String awaitQuietly(CompletableFuture<String> text) {
