@@ -39,8 +39,8 @@ public final class SwappedDirectory implements AutoCloseable {
 
   /**
    * How often each wanted side of a race must have been met for the run to count: enough that a
-   * stub which never meets the link fails, few enough for a loaded two-core machine (CI met the link
-   * side only 15 and 17 times in 90 s of requests while the rest of the suite ran).
+   * stub which never meets the link fails, few enough for a loaded two-core machine (CI met the
+   * link side only 15 and 17 times in 90 s of requests while the rest of the suite ran).
    */
   public static final int LEAST_EACH = 5;
 
