@@ -87,22 +87,8 @@ final class FfmAtCalls implements AtCalls {
   public void mkdirat(int dirFd, String name, int mode, Optional<RunAs> as, String shown)
       throws IOException {
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment state = arena.allocate(CALL_STATE);
       MemorySegment entry = arena.allocateFrom(name);
-      int result;
-      Ids agent = become(as);
-      try {
-        result = (int) MKDIRAT.invokeExact(state, dirFd, entry, mode);
-      } finally {
-        restore(agent);
-      }
-      if (result != 0) {
-        throw Errno.exception(errno(state), shown);
-      }
-    } catch (IOException | RuntimeException | Error e) {
-      throw e;
-    } catch (Throwable e) {
-      throw new IllegalStateException(e);
+      callAs(arena, as, shown, state -> (int) MKDIRAT.invokeExact(state, dirFd, entry, mode));
     }
   }
 
@@ -110,13 +96,31 @@ final class FfmAtCalls implements AtCalls {
   public void symlinkat(String target, int dirFd, String name, Optional<RunAs> as, String shown)
       throws IOException {
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment state = arena.allocate(CALL_STATE);
       MemorySegment text = arena.allocateFrom(target);
       MemorySegment entry = arena.allocateFrom(name);
+      callAs(arena, as, shown, state -> (int) SYMLINKAT.invokeExact(state, text, dirFd, entry));
+    }
+  }
+
+  /** One downcall that captures errno into {@code state} and answers the call's result. */
+  @FunctionalInterface
+  private interface Downcall {
+    int invoke(MemorySegment state) throws Throwable;
+  }
+
+  /**
+   * Runs {@code call} with {@code as}'s file-system ids (everything it needs allocated before, so
+   * nothing between the switch and the restore can move the thread); a non-zero result is the
+   * errno's exception, naming {@code shown}.
+   */
+  private static void callAs(Arena arena, Optional<RunAs> as, String shown, Downcall call)
+      throws IOException {
+    MemorySegment state = arena.allocate(CALL_STATE);
+    try {
       int result;
       Ids agent = become(as);
       try {
-        result = (int) SYMLINKAT.invokeExact(state, text, dirFd, entry);
+        result = call.invoke(state);
       } finally {
         restore(agent);
       }
