@@ -142,6 +142,24 @@ public record SandboxInfo(
         queue);
   }
 
+  /** The same sandbox reached at {@code urls} (e.g. through the gateway), all else unchanged. */
+  public SandboxInfo withExposedUrls(List<ExposedUrl> urls) {
+    return new SandboxInfo(
+        id,
+        createdByUserId,
+        sandboxSpecId,
+        status,
+        sessionApiKey,
+        urls,
+        createdAt,
+        statusDetail,
+        settings,
+        timeoutAt,
+        lastActivityAt,
+        unenforcedLimits,
+        queue);
+  }
+
   /** The same sandbox showing {@code place} in the start queue. */
   public SandboxInfo withQueue(QueuePlace place) {
     return new SandboxInfo(

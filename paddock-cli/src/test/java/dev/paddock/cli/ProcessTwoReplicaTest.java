@@ -3,7 +3,11 @@ package dev.paddock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.jr.ob.JSON;
+import dev.paddock.api.SandboxInfo;
+import dev.paddock.api.SandboxStatus;
+import dev.paddock.api.StartRequest;
 import dev.paddock.backend.process.ProcessBackendProvider;
+import dev.paddock.client.PaddockClient;
 import dev.paddock.controlplane.CgroupRoots;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,14 +20,22 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@link TwoReplicaContract} on the process backend: both replicas run on this host and share one
  * {@code process.sandboxes-dir} (each keeps its own data dir), so either finds, freezes and stops
  * the agents the other started through their markers. Leak check: no live process whose command
  * line names the shared directory, no new {@code sb-*} cgroup, and the directory empty.
+ *
+ * <p>It also runs the start queue across the two replicas (one slot for the whole service): the
+ * queue is control-plane logic, so one backend shows it.
  */
 class ProcessTwoReplicaTest extends TwoReplicaContract {
   private Path sandboxes;
@@ -33,6 +45,109 @@ class ProcessTwoReplicaTest extends TwoReplicaContract {
   void createSharedDirectory() throws IOException {
     sandboxes = Files.createTempDirectory("paddock-replica-sandboxes-");
     cgroupsBefore = sandboxCgroups();
+  }
+
+  private final ExecutorService waiting = Executors.newVirtualThreadPerTaskExecutor();
+
+  @AfterEach
+  void stopWaitingCreates() {
+    waiting.shutdownNow();
+  }
+
+  /** One slot for the whole service, and a short lease so a killed replica's entries fail soon. */
+  private static final Map<String, String> ONE_SLOT =
+      Map.of("PADDOCK_MAX_SANDBOXES", "1", "PADDOCK_QUEUE_LEASE", "2s");
+
+  @Test
+  void queuedCreatesAreAdmittedInArrivalOrderWhicheverReplicaTheyWaitOn() throws Exception {
+    PaddockClient a = replica("a", ONE_SLOT);
+    PaddockClient b = replica("b", ONE_SLOT);
+    a.create(StartRequest.builder().sandboxId("holder").build(), true, Duration.ofSeconds(60));
+
+    CompletableFuture<SandboxInfo> first = queue(a, "first");
+    awaitPlace(b, "first", 1, first);
+    CompletableFuture<SandboxInfo> second = queue(b, "second");
+    awaitPlace(a, "second", 2, second);
+    CompletableFuture<SandboxInfo> third = queue(a, "third");
+    awaitPlace(b, "third", 3, third);
+
+    b.delete("holder");
+    assertThat(first.get(60, java.util.concurrent.TimeUnit.SECONDS).status())
+        .isEqualTo(SandboxStatus.RUNNING);
+    // A's own later create does not overtake B's earlier one, nor B's the other way round.
+    awaitPlace(a, "second", 1, second);
+    awaitPlace(b, "third", 2, third);
+    assertThat(second).isNotDone();
+    assertThat(third).isNotDone();
+
+    a.delete("first");
+    assertThat(second.get(60, java.util.concurrent.TimeUnit.SECONDS).status())
+        .isEqualTo(SandboxStatus.RUNNING);
+    awaitPlace(a, "third", 1, third);
+    assertThat(third).isNotDone();
+
+    a.delete("second");
+    SandboxInfo last = third.get(60, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(last.status()).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(last.sessionApiKey()).isPresent();
+    assertThat(b.get("third").orElseThrow().status()).isEqualTo(SandboxStatus.RUNNING);
+  }
+
+  @Test
+  void queuedCreateOfAKilledReplicaFailsSayingSoAndItsPlacePassesToTheNext() throws Exception {
+    PaddockClient a = replica("a", ONE_SLOT);
+    PaddockClient b = replica("b", ONE_SLOT);
+    b.create(StartRequest.builder().sandboxId("holder").build(), true, Duration.ofSeconds(60));
+    CompletableFuture<SandboxInfo> lost = queue(a, "lost");
+    awaitPlace(b, "lost", 1, lost);
+    CompletableFuture<SandboxInfo> next = queue(b, "next");
+    awaitPlace(b, "next", 2, next);
+
+    kill("a");
+    assertThat(lost).failsWithin(Duration.ofSeconds(10));
+
+    Awaitility.await("the killed replica's queued create failed by the survivor")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> b.get("lost").orElseThrow().status() == SandboxStatus.ERROR);
+    assertThat(b.get("lost").orElseThrow().statusDetail().orElseThrow())
+        .startsWith("The control plane holding this queued create stopped")
+        .contains("nothing was started");
+    awaitPlace(b, "next", 1, next);
+    assertThat(next).isNotDone();
+
+    b.delete("holder");
+    assertThat(next.get(60, java.util.concurrent.TimeUnit.SECONDS).status())
+        .isEqualTo(SandboxStatus.RUNNING);
+    b.delete("lost");
+    assertThat(b.get("lost")).isEmpty();
+  }
+
+  /** A create through {@code replica} that waits in the queue (up to 120 s) on its own thread. */
+  private CompletableFuture<SandboxInfo> queue(PaddockClient replica, String id) {
+    StartRequest request =
+        StartRequest.builder().sandboxId(id).queueTimeout(Duration.ofSeconds(120)).build();
+    return CompletableFuture.supplyAsync(
+        () -> replica.create(request, true, Duration.ofSeconds(60)), waiting);
+  }
+
+  /**
+   * Waits until {@code id}, read through {@code replica}, is queued at {@code position}; fails at
+   * once, with its outcome, when the create waiting for it ended instead.
+   */
+  private static void awaitPlace(
+      PaddockClient replica, String id, int position, CompletableFuture<SandboxInfo> create) {
+    Awaitility.await(id + " queued at " + position)
+        .atMost(Duration.ofSeconds(30))
+        .failFast(id + "'s create ended while it should wait: " + create, create::isDone)
+        .untilAsserted(
+            () -> {
+              SandboxInfo seen =
+                  replica.get(id).orElseThrow(() -> new AssertionError(id + " gone"));
+              assertThat(seen.status()).as(id + "'s status").isEqualTo(SandboxStatus.QUEUED);
+              assertThat(seen.queue().map(q -> q.position()))
+                  .as(id + "'s place (" + seen.queue() + ")")
+                  .contains(position);
+            });
   }
 
   @Override

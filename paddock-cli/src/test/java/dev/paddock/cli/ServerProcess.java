@@ -123,7 +123,18 @@ final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
     while ((line = lines.readLine()) != null) {
       Matcher m = LISTENING.matcher(line);
       if (m.find()) {
-        Thread drain = new Thread(() -> lines.lines().forEach(l -> {}));
+        // Into the test's output (surefire keeps it per class): a failure shows what the server
+        // logged. The stream closes when the test kills the server: the end of the log.
+        String tag = "[server " + dataDir.getFileName() + "] ";
+        Thread drain =
+            new Thread(
+                () -> {
+                  try {
+                    lines.lines().forEach(l -> System.out.println(tag + l));
+                  } catch (java.io.UncheckedIOException e) {
+                    System.out.println(tag + "(output closed)");
+                  }
+                });
         drain.setDaemon(true);
         drain.start();
         return new Launched(process, m.group(1));

@@ -21,9 +21,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The start queue over HTTP: {@code queue_timeout} on the create route, one slot. */
+/**
+ * The start queue over HTTP: {@code queue_timeout} on the create route, one slot; the gateway on,
+ * as {@code paddock server} runs by default (its URL rewriting once dropped the queue place).
+ */
 class StartQueueApiTest {
-  @RegisterExtension final ControlPlane plane = new ControlPlane(b -> b.maxSandboxes(1));
+  @RegisterExtension
+  final ControlPlane plane = new ControlPlane(b -> b.maxSandboxes(1)).withGateway();
 
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
 

@@ -111,6 +111,11 @@ abstract class TwoReplicaContract {
 
   /** Starts replica {@code name} (its id is {@code cp-<name>}) and returns a client of it. */
   protected PaddockClient replica(String name) throws IOException {
+    return replica(name, Map.of());
+  }
+
+  /** {@link #replica(String)} with {@code extra} settings on top of the shared ones. */
+  protected PaddockClient replica(String name, Map<String, String> extra) throws IOException {
     Path dataDir = Files.createTempDirectory("paddock-replica-" + name + "-");
     dataDirs.add(dataDir);
     Map<String, String> env = new HashMap<>(backendSettings());
@@ -122,6 +127,7 @@ abstract class TwoReplicaContract {
     env.put("PADDOCK_REPLICA_ID", "cp-" + name);
     env.put("PADDOCK_REPLICA_LEASE_SECONDS", "3");
     env.put("PADDOCK_RECONCILE_SECONDS", "1");
+    env.putAll(extra);
     ServerProcess.Launched launched = ServerProcess.launch(dataDir, env);
     replicas.put(name, launched.process());
     urls.put(name, launched.url());

@@ -546,19 +546,7 @@ public final class Gateway implements AutoCloseable {
                             : portUrl(base, info.id(), u.port()),
                         u.port()))
             .toList();
-    return new SandboxInfo(
-        info.id(),
-        info.createdByUserId(),
-        info.sandboxSpecId(),
-        info.status(),
-        info.sessionApiKey(),
-        urls,
-        info.createdAt(),
-        info.statusDetail(),
-        info.settings(),
-        info.timeoutAt(),
-        info.lastActivityAt(),
-        info.unenforcedLimits());
+    return info.withExposedUrls(urls); // everything else, the queue place too, as it was
   }
 
   public static String agentUrl(String base, String sandboxId) {
