@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The runtime API's operations on its sessions, over the local backend. The backend is the truth
  * about what runs; this class keeps what the protocol needs beside it (runtime id, key generation,
- * the request). Each change holds the session's lock; reads do not. Thread-safe.
+ * the request), and saves it to its {@link SessionFile} after every change, so a restarted runtime
+ * API takes its sessions back ({@link #restore}). Each change holds the session's lock; reads do
+ * not. Thread-safe.
  *
  * <p>Keys: a session started by an OpenHands caller gets a key derived by {@link RuntimeKeys},
  * returned while it runs; pause advances the generation (revoking it) before freezing, resume
@@ -43,6 +45,18 @@ import org.slf4j.LoggerFactory;
  */
 final class RuntimeSessions implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RuntimeSessions.class);
+
+  /** A restored session keyed with a secret this process does not have. */
+  private static final RuntimeFailure.Kind KEYS_LOST =
+      RuntimeFailure.Kind.of(
+          "runtime-api.keys-lost",
+          "The runtime API restarted with another secret, so this sandbox's keys are lost; stop"
+              + " it and start a new one.");
+
+  /** A restored session whose start the restart cut short, with no runtime listed. */
+  private static final RuntimeFailure.Kind INTERRUPTED =
+      RuntimeFailure.Kind.of(
+          "runtime-api.interrupted", "The runtime API restarted while this sandbox was starting.");
 
   private final SandboxBackend backend;
   private final SandboxSpecService specs;
@@ -457,16 +471,6 @@ final class RuntimeSessions implements AutoCloseable {
     }
     return listed;
   }
-
-  private static final RuntimeFailure.Kind KEYS_LOST =
-      RuntimeFailure.Kind.of(
-          "runtime-api.keys-lost",
-          "The runtime API restarted with another secret, so this sandbox's keys are lost; stop"
-              + " it and start a new one.");
-
-  private static final RuntimeFailure.Kind INTERRUPTED =
-      RuntimeFailure.Kind.of(
-          "runtime-api.interrupted", "The runtime API restarted while this sandbox was starting.");
 
   private static void adopt(Session session, Optional<RuntimeHandle> now, boolean sameSecret) {
     Session.Phase phase = session.phase();

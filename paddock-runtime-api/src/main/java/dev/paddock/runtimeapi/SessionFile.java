@@ -40,10 +40,6 @@ final class SessionFile {
     this.file = dataDir.resolve("runtime-api").resolve("sessions.json");
   }
 
-  Path path() {
-    return file;
-  }
-
   /** What a previous run saved, or nothing (no file yet). */
   record Saved(String secretCheck, List<Session> sessions) {}
 

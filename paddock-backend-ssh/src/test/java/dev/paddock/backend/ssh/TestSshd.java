@@ -212,6 +212,11 @@ final class TestSshd implements AutoCloseable {
         "PermitTTY no",
         "MaxSessions 200",
         "MaxStartups 100:30:200",
+        // Debian's bash sources the login's ~/.bashrc for every command sshd runs, and this
+        // machine's root runs pyenv init there: 200-300 ms per backend call, most of this suite's
+        // time. A sandbox host's dedicated account has no such rc; SHLVL=1 makes bash skip it
+        // (its "run by sshd" test needs a first-level shell), which is what such a host does.
+        "SetEnv SHLVL=1",
         // INFO (the default): its "Server listening on" line is how start() knows it is bound.
         "LogLevel INFO",
         "");
