@@ -93,7 +93,8 @@ public final class RuntimeApiMain {
             typed.get(RuntimeApiSettings.PORT),
             key,
             typed.get(RuntimeApiSettings.MAX_SANDBOXES),
-            typed.find(RuntimeApiSettings.SECRET).orElseGet(RuntimeKeys::randomSecret));
+            typed.find(RuntimeApiSettings.SECRET).orElseGet(RuntimeKeys::randomSecret),
+            CommonSettings.dataDir(typed));
     try {
       return new Running(RuntimeApi.start(config, backend, specs), backend, host);
     } catch (RuntimeException e) {

@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The runtime API's HTTP side: every route behind {@code X-API-Key} (compared in constant time
@@ -28,6 +30,7 @@ import java.util.Set;
  */
 final class RuntimeApiServer implements RuntimeApi {
   static final String API_KEY_HEADER = "X-API-Key";
+  private static final Logger LOG = LoggerFactory.getLogger(RuntimeApiServer.class);
   private static final int MAX_BATCH = 1000;
 
   private final HttpServer http;
@@ -45,8 +48,19 @@ final class RuntimeApiServer implements RuntimeApi {
             backend,
             specs,
             new SessionTable(config.maxSandboxes()),
+            new SessionFile(config.dataDir()),
             new RuntimeKeys(config.secret()),
             Clock.systemUTC());
+    int restored;
+    try {
+      restored = sessions.restore();
+    } catch (RuntimeException e) {
+      sessions.close();
+      throw e;
+    }
+    if (restored > 0) {
+      LOG.info("restored {} sessions from {}", restored, config.dataDir());
+    }
     HttpServer http;
     try {
       http =

@@ -47,6 +47,14 @@ final class RuntimeKeys {
     return HexFormat.of().formatHex(mac("admin-key\0" + runtimeId));
   }
 
+  /**
+   * A fingerprint of the secret for the sessions file: tells a restarted runtime API whether it
+   * derives the same keys; reveals neither the secret nor any key.
+   */
+  String secretCheck() {
+    return HexFormat.of().formatHex(mac("sessions-file-check"));
+  }
+
   private byte[] mac(String message) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");

@@ -16,6 +16,7 @@ import dev.paddock.api.spi.RuntimeState;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.backend.kit.protocol.HttpAgents;
 import dev.paddock.http.HttpError;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,7 +33,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The runtime API's operations on its sessions, over the local backend. The backend is the truth
  * about what runs; this class keeps what the protocol needs beside it (runtime id, key generation,
- * the request). Each change holds the session's lock; reads do not. Thread-safe.
+ * the request), and saves it to its {@link SessionFile} after every change, so a restarted runtime
+ * API takes its sessions back ({@link #restore}). Each change holds the session's lock; reads do
+ * not. Thread-safe.
  *
  * <p>Keys: a session started by an OpenHands caller gets a key derived by {@link RuntimeKeys},
  * returned while it runs; pause advances the generation (revoking it) before freezing, resume
@@ -43,9 +46,22 @@ import org.slf4j.LoggerFactory;
 final class RuntimeSessions implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RuntimeSessions.class);
 
+  /** A restored session keyed with a secret this process does not have. */
+  private static final RuntimeFailure.Kind KEYS_LOST =
+      RuntimeFailure.Kind.of(
+          "runtime-api.keys-lost",
+          "The runtime API restarted with another secret, so this sandbox's keys are lost; stop"
+              + " it and start a new one.");
+
+  /** A restored session whose start the restart cut short, with no runtime listed. */
+  private static final RuntimeFailure.Kind INTERRUPTED =
+      RuntimeFailure.Kind.of(
+          "runtime-api.interrupted", "The runtime API restarted while this sandbox was starting.");
+
   private final SandboxBackend backend;
   private final SandboxSpecService specs;
   private final SessionTable table;
+  private final SessionFile file;
   private final RuntimeKeys keys;
   private final HttpAgents agents = HttpAgents.create(Duration.ofSeconds(5));
   private final Clock clock;
@@ -54,11 +70,13 @@ final class RuntimeSessions implements AutoCloseable {
       SandboxBackend backend,
       SandboxSpecService specs,
       SessionTable table,
+      SessionFile file,
       RuntimeKeys keys,
       Clock clock) {
     this.backend = backend;
     this.specs = specs;
     this.table = table;
+    this.file = file;
     this.keys = keys;
     this.clock = clock;
   }
@@ -84,9 +102,16 @@ final class RuntimeSessions implements AutoCloseable {
               429, "this runtime API holds " + table.max() + " sessions, its maximum; try later");
       case RESERVED -> {}
     }
+    try {
+      persist();
+    } catch (HttpError e) {
+      table.remove(session);
+      throw e;
+    }
     session.lock.lock();
     try {
       makeRuntime(session);
+      persist();
     } finally {
       session.lock.unlock();
     }
@@ -250,6 +275,7 @@ final class RuntimeSessions implements AutoCloseable {
       revoke(session, url);
       backend.pause(session.handle().orElseThrow());
       session.paused();
+      persist();
     } catch (RuntimeException e) {
       if (e instanceof HttpError) {
         throw e;
@@ -283,6 +309,14 @@ final class RuntimeSessions implements AutoCloseable {
                 + RuntimeWire.status(before)
                 + "; only a paused runtime or one in error can be resumed");
       }
+      if (session.phase() == Session.Phase.FAILED && session.remakeRefusal().isPresent()) {
+        throw HttpError.conflict(
+            "runtime "
+                + runtimeId
+                + " cannot be started again: "
+                + session.remakeRefusal().get()
+                + "; stop it and start a new one");
+      }
       if (session.handle().isEmpty()) {
         makeRuntime(session);
       } else {
@@ -291,6 +325,7 @@ final class RuntimeSessions implements AutoCloseable {
       if (session.phase() == Session.Phase.UP && !session.callerKeyed()) {
         rotateToNextKey(session);
       }
+      persist();
     } finally {
       session.lock.unlock();
     }
@@ -319,6 +354,7 @@ final class RuntimeSessions implements AutoCloseable {
   // the old one.
   private void rotateToNextKey(Session session) {
     session.advanceGeneration();
+    persist();
     String key = keys.sessionKey(session.runtimeId(), session.generation());
     try {
       String url =
@@ -354,6 +390,7 @@ final class RuntimeSessions implements AutoCloseable {
       revoke(session, url);
       session.handle().ifPresent(backend::destroy);
       table.remove(session);
+      persist();
     } catch (RuntimeException e) {
       if (e instanceof HttpError) {
         throw e;
@@ -373,6 +410,7 @@ final class RuntimeSessions implements AutoCloseable {
       return;
     }
     session.advanceGeneration();
+    persist();
     if (agentUrl.isEmpty()) {
       return;
     }
@@ -381,6 +419,78 @@ final class RuntimeSessions implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.info("session {}: key revoked here only: {}", session.sessionId(), e.getMessage());
     }
+  }
+
+  /**
+   * Writes every session to the sessions file; called after each change, under the changed
+   * session's lock, so a restart never finds a revoked key's generation or a forgotten sandbox.
+   *
+   * @throws HttpError 503 when the file cannot be written (the change happened; a retry saves it)
+   */
+  private void persist() {
+    try {
+      file.save(keys.secretCheck(), table::all);
+    } catch (UncheckedIOException e) {
+      LOG.error("cannot save the sessions: {}", e.getMessage());
+      throw new HttpError(503, "the runtime API cannot record its sessions on disk; try again");
+    }
+  }
+
+  /**
+   * Takes back the sessions a previous run saved, before the server answers anything: each with the
+   * handle the backend lists now (the backend is the truth about what runs); one that was starting
+   * comes back up when its runtime is listed, else in error; one keyed with another secret (a
+   * restart without {@code PADDOCK_RUNTIME_API_SECRET}) in error, as its keys cannot be derived any
+   * more.
+   *
+   * @return how many sessions were restored
+   * @throws IllegalStateException when the sessions file cannot be read
+   */
+  int restore() {
+    Optional<SessionFile.Saved> saved = file.load();
+    if (saved.isEmpty()) {
+      return 0;
+    }
+    boolean sameSecret = saved.get().secretCheck().equals(keys.secretCheck());
+    Map<String, RuntimeHandle> listed = listedNow();
+    for (Session session : saved.get().sessions()) {
+      adopt(session, Optional.ofNullable(listed.get(session.sessionId())), sameSecret);
+      table.restore(session);
+    }
+    persist();
+    return saved.get().sessions().size();
+  }
+
+  private Map<String, RuntimeHandle> listedNow() {
+    Map<String, RuntimeHandle> listed = new LinkedHashMap<>();
+    try {
+      backend.list().forEach(h -> listed.put(h.sandboxId(), h));
+    } catch (RuntimeException e) {
+      // The saved handles stay; inspecting them says what runs once the backend answers again.
+      LOG.warn("cannot list the backend's runtimes while restoring the sessions", e);
+    }
+    return listed;
+  }
+
+  private static void adopt(Session session, Optional<RuntimeHandle> now, boolean sameSecret) {
+    Session.Phase phase = session.phase();
+    Optional<RuntimeHandle> handle = now.or(session::handle);
+    Optional<RuntimeFailure> failure = session.failure();
+    Optional<String> refusal = session.remakeRefusal();
+    if (phase == Session.Phase.STARTING) {
+      phase = now.isPresent() ? Session.Phase.UP : Session.Phase.FAILED;
+      if (now.isEmpty()) {
+        failure =
+            Optional.of(
+                new RuntimeFailure(INTERRUPTED, "the runtime API restarted while it started"));
+      }
+    }
+    if (!sameSecret && !session.callerKeyed()) {
+      phase = Session.Phase.FAILED;
+      failure = Optional.of(new RuntimeFailure(KEYS_LOST, "restored with another secret"));
+      refusal = Optional.of("its keys were derived from a secret this runtime API does not have");
+    }
+    session.restore(phase, handle, failure, refusal);
   }
 
   private Session byRuntimeId(String runtimeId) {

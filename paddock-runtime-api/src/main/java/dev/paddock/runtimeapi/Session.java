@@ -39,6 +39,7 @@ final class Session {
   private volatile Optional<RuntimeHandle> handle = Optional.empty();
   private volatile Optional<RuntimeFailure> failure = Optional.empty();
   private volatile long generation;
+  private volatile Optional<String> remakeRefusal = Optional.empty();
 
   /**
    * @param request what the backend is asked to make (its digests are the caller's when {@code
@@ -129,6 +130,37 @@ final class Session {
   void starting() {
     requireLock();
     phase = Phase.STARTING;
+  }
+
+  /**
+   * Puts back where a session was before the runtime API restarted (read from its sessions file),
+   * before any request can see it.
+   *
+   * @param refusal why the session cannot be made again from its request, if it cannot
+   */
+  void restore(
+      Phase savedPhase,
+      Optional<RuntimeHandle> savedHandle,
+      Optional<RuntimeFailure> savedFailure,
+      Optional<String> refusal) {
+    lock.lock();
+    try {
+      phase = savedPhase;
+      handle = savedHandle;
+      failure = savedFailure;
+      remakeRefusal = refusal;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Why this session's runtime cannot be made again from {@link #request()} (a resume from error),
+   * if it cannot: a session restored after a restart lost its caller's environment values (not kept
+   * at rest: they may be secrets), or was keyed with a secret this process does not have.
+   */
+  Optional<String> remakeRefusal() {
+    return remakeRefusal;
   }
 
   /** Advances the key generation: the derived key of the one before is never valid again. */

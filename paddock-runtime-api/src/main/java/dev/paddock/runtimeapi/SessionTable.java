@@ -42,6 +42,21 @@ final class SessionTable {
     return Reservation.RESERVED;
   }
 
+  /**
+   * Puts back a session saved before a restart, even past the maximum (which may have been lowered
+   * meanwhile: its sandboxes exist all the same).
+   *
+   * @throws IllegalStateException when its session or runtime id is held already
+   */
+  synchronized void restore(Session session) {
+    if (bySessionId.containsKey(session.sessionId())
+        || byRuntimeId.containsKey(session.runtimeId())) {
+      throw new IllegalStateException("session " + session.sessionId() + " is saved twice");
+    }
+    bySessionId.put(session.sessionId(), session);
+    byRuntimeId.put(session.runtimeId(), session);
+  }
+
   synchronized void remove(Session session) {
     bySessionId.remove(session.sessionId(), session);
     byRuntimeId.remove(session.runtimeId(), session);

@@ -1,6 +1,7 @@
 package dev.paddock.runtimeapi;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.paddock.api.KeyDigest;
@@ -13,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 class OpenHandsClientSequenceTest {
   private static final String API_KEY = "runtime-api-test-key-0123456789";
+  private static final String SECRET = "runtime-api-test-secret-0123456789abcdef";
 
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -44,6 +47,10 @@ class OpenHandsClientSequenceTest {
   }
 
   private void startRuntimeApi(int maxSandboxes) {
+    startRuntimeApi(maxSandboxes, SECRET);
+  }
+
+  private void startRuntimeApi(int maxSandboxes, String secret) {
     Map<String, String> settings =
         Map.of(
             "PADDOCK_DATA_DIR", dataDir.toString(),
@@ -53,7 +60,7 @@ class OpenHandsClientSequenceTest {
     backend = provider.create(settings);
     api =
         RuntimeApi.start(
-            new RuntimeApiConfig("127.0.0.1", 0, API_KEY, maxSandboxes, RuntimeKeys.randomSecret()),
+            new RuntimeApiConfig("127.0.0.1", 0, API_KEY, maxSandboxes, secret, dataDir),
             backend,
             provider.specs(settings));
   }
@@ -236,6 +243,135 @@ class OpenHandsClientSequenceTest {
     assertThat((String) runtime.get("status_detail")).doesNotContain("/srv/x");
     assertThat(call("POST", "/stop", Map.of("runtime_id", runtime.get("runtime_id"))).status())
         .isEqualTo(200);
+  }
+
+  @Test
+  void aRestartedRuntimeApiKnowsEverySessionAndReadoptsItsRuntime() throws IOException {
+    Map<String, Object> own = call("POST", "/start", openHandsStart("oh-kept")).json();
+    String ownKey = (String) own.get("session_api_key");
+    String callerKey = "control-plane-issued-session-key";
+    Map<String, Object> keyed = call("POST", "/start", paddockStart("pdk-kept", callerKey)).json();
+    call("POST", "/pause", Map.of("runtime_id", keyed.get("runtime_id")));
+    Map<String, Object> failed = call("POST", "/start", failingStart("fails-kept")).json();
+
+    restart(SECRET);
+
+    assertThat((List<?>) call("GET", "/list", null).json().get("runtimes")).hasSize(3);
+    Map<String, Object> ownNow = call("GET", "/sessions/oh-kept", null).json();
+    assertThat(ownNow)
+        .containsEntry("runtime_id", own.get("runtime_id"))
+        .containsEntry("status", "running")
+        .containsEntry("session_api_key", ownKey)
+        .containsEntry("created_at", own.get("created_at"));
+    assertThat(agentStatus((String) ownNow.get("url"), Optional.of(ownKey))).isEqualTo(200);
+    assertThat(call("GET", "/sessions/pdk-kept", null).json())
+        .containsEntry("status", "paused")
+        .containsEntry("paddock_client", "cp-test");
+    assertThat(call("GET", "/sessions/fails-kept", null).json())
+        .containsEntry("runtime_id", failed.get("runtime_id"))
+        .containsEntry("status", "error")
+        .containsEntry("paddock_failure_kind", "EXITED");
+    // The restarted API still derives the agents' admin keys: pause revokes, resume re-keys.
+    call("POST", "/pause", Map.of("runtime_id", own.get("runtime_id")));
+    Map<String, Object> resumed =
+        call("POST", "/resume", Map.of("runtime_id", own.get("runtime_id"))).json();
+    String newKey = (String) resumed.get("session_api_key");
+    assertThat(newKey).isNotNull().isNotEqualTo(ownKey);
+    assertThat(agentStatus((String) resumed.get("url"), Optional.of(newKey))).isEqualTo(200);
+    assertThat(agentStatus((String) resumed.get("url"), Optional.of(ownKey))).isEqualTo(401);
+    Map<String, Object> keyedNow =
+        call("POST", "/resume", Map.of("runtime_id", keyed.get("runtime_id"))).json();
+    assertThat(agentStatus((String) keyedNow.get("url"), Optional.of(callerKey))).isEqualTo(200);
+    assertThat(call("POST", "/stop", Map.of("runtime_id", failed.get("runtime_id"))).status())
+        .isEqualTo(200);
+  }
+
+  @Test
+  void theSessionsFileHoldsKeyDigestsOnlyAndIsTheOwnersAlone() throws IOException {
+    Map<String, Object> own = call("POST", "/start", openHandsStart("oh-file")).json();
+    String callerKey = "control-plane-issued-session-key";
+    call("POST", "/start", paddockStart("pdk-file", callerKey));
+    call("POST", "/pause", Map.of("runtime_id", own.get("runtime_id")));
+    String nextKey =
+        (String)
+            call("POST", "/resume", Map.of("runtime_id", own.get("runtime_id")))
+                .json()
+                .get("session_api_key");
+
+    Path file = dataDir.resolve("runtime-api/sessions.json");
+    String saved = Files.readString(file);
+
+    assertThat(saved)
+        .contains(KeyDigest.sha256Hex(callerKey), "oh-file", "pdk-file")
+        .doesNotContain(
+            (String) own.get("session_api_key"), nextKey, callerKey, SECRET, API_KEY, "12000");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+        .isEqualTo("rw-------");
+  }
+
+  @Test
+  void aRestartWithAnotherSecretKeepsItsSessionsInErrorUntilStopped() throws IOException {
+    Map<String, Object> own = call("POST", "/start", openHandsStart("oh-lost")).json();
+
+    restart("another-runtime-api-secret-0123456789abcdef");
+
+    Map<String, Object> lost = call("GET", "/sessions/oh-lost", null).json();
+    assertThat(lost)
+        .containsEntry("status", "error")
+        .containsEntry("session_api_key", null)
+        .containsEntry("paddock_failure_kind", "runtime-api.keys-lost");
+    assertDetail(
+        call("POST", "/resume", Map.of("runtime_id", own.get("runtime_id"))), 409, "secret");
+    assertThat(call("POST", "/stop", Map.of("runtime_id", own.get("runtime_id"))).status())
+        .isEqualTo(200);
+    assertThat(agentStatus((String) own.get("url"), Optional.empty())).isEqualTo(-1);
+  }
+
+  @Test
+  void anUnreadableSessionsFileStopsTheStartNamingIt() throws IOException {
+    api.close();
+    backend.close();
+    Path file = dataDir.resolve("runtime-api/sessions.json");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, "{\"version\": 1, \"sessions\": [{\"session_id\": 3");
+
+    assertThatThrownBy(() -> startRuntimeApi(5))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(file.toString());
+    backend.close();
+    Files.delete(file);
+    startRuntimeApi(5);
+  }
+
+  /** Stops the runtime API as a shutdown would (its runtimes keep running) and starts it again. */
+  private void restart(String secret) {
+    api.close();
+    backend.close();
+    startRuntimeApi(5, secret);
+  }
+
+  private static Map<String, Object> paddockStart(String sessionId, String key) {
+    return Map.of(
+        "image",
+        "process-default",
+        "session_id",
+        sessionId,
+        "paddock_session_key_sha256",
+        List.of(KeyDigest.sha256Hex(key)),
+        "paddock_admin_key_sha256",
+        KeyDigest.sha256Hex("admin"),
+        "paddock_client",
+        "cp-test");
+  }
+
+  private static Map<String, Object> failingStart(String sessionId) {
+    return Map.of(
+        "image",
+        "process-default",
+        "session_id",
+        sessionId,
+        "paddock_command",
+        List.of("bash", "-c", "echo 'secret /srv/x' >&2; exit 3"));
   }
 
   @Test

@@ -160,6 +160,9 @@ final class RemoteBackend implements SandboxBackend {
 
   @Override
   public RuntimeState inspect(RuntimeHandle handle) {
+    if (handle.attributes().getOrDefault(HOST, "").isBlank()) {
+      return RuntimeState.missing(); // a handle naming no host names no runtime
+    }
     Optional<RemoteHost> host = host(handle);
     if (host.isEmpty()) {
       return new RuntimeState(

@@ -30,10 +30,15 @@ final class RuntimeApiProcesses implements AutoCloseable {
   record Host(Process process, String url, String key, Path dataDir) {}
 
   private final List<Host> hosts = new ArrayList<>();
+  private final int maxSandboxes;
+
+  private RuntimeApiProcesses(int maxSandboxes) {
+    this.maxSandboxes = maxSandboxes;
+  }
 
   /** Starts {@code count} runtime APIs holding up to {@code maxSandboxes} sessions each. */
   static RuntimeApiProcesses start(int count, int maxSandboxes) {
-    RuntimeApiProcesses started = new RuntimeApiProcesses();
+    RuntimeApiProcesses started = new RuntimeApiProcesses(maxSandboxes);
     try {
       for (int i = 0; i < count; i++) {
         started.hosts.add(startOne(KEY_PREFIX + i, maxSandboxes));
@@ -47,7 +52,33 @@ final class RuntimeApiProcesses implements AutoCloseable {
 
   private static Host startOne(String key, int maxSandboxes) {
     try {
-      Path data = Files.createTempDirectory("paddock-runtime-api-");
+      return startOne(key, maxSandboxes, Files.createTempDirectory("paddock-runtime-api-"), 0);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Stops host {@code index} as a shutdown does (SIGTERM: its runtimes keep running) and starts a
+   * new runtime API process on the same data directory and port.
+   */
+  void restart(int index) {
+    Host old = hosts.get(index);
+    old.process().destroy();
+    try {
+      if (!old.process().waitFor(20, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("the runtime API did not stop within 20 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    int port = java.net.URI.create(old.url()).getPort();
+    hosts.set(index, startOne(old.key(), maxSandboxes, old.dataDir(), port));
+  }
+
+  private static Host startOne(String key, int maxSandboxes, Path data, int port) {
+    try {
       ProcessBuilder builder =
           new ProcessBuilder(
               Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -58,12 +89,13 @@ final class RuntimeApiProcesses implements AutoCloseable {
       Map<String, String> env = builder.environment();
       env.put("RUNTIME", "process");
       env.put("PADDOCK_DATA_DIR", data.toString());
-      env.put("PADDOCK_RUNTIME_API_PORT", "0");
+      env.put("PADDOCK_RUNTIME_API_PORT", Integer.toString(port));
       env.put("PADDOCK_RUNTIME_API_KEY", key);
       env.put("PADDOCK_RUNTIME_API_MAX_SANDBOXES", Integer.toString(maxSandboxes));
       env.put("agent.command", ProcessBackendProvider.classPathAgentCommand());
       env.put("process.stop-grace", "3s");
-      builder.redirectError(data.resolve("runtime-api.log").toFile());
+      builder.redirectError(
+          ProcessBuilder.Redirect.appendTo(data.resolve("runtime-api.log").toFile()));
       Process process = builder.start();
       return new Host(process, awaitUrl(process, data), key, data);
     } catch (IOException e) {
@@ -113,6 +145,32 @@ final class RuntimeApiProcesses implements AutoCloseable {
   /** {@code PADDOCK_REMOTE_RUNTIMES} for these hosts. */
   String setting() {
     return hosts.stream().map(h -> h.url() + "=" + h.key()).collect(Collectors.joining(","));
+  }
+
+  /**
+   * Live processes working in the runtime APIs' data directories (their agents, also those a
+   * stopped runtime API left to its successor, which are no longer its descendants).
+   */
+  List<Long> processesInDataDirs() {
+    List<Long> found = new ArrayList<>();
+    for (Host host : hosts) {
+      String prefix = host.dataDir().toString();
+      ProcessHandle.allProcesses()
+          .filter(ProcessHandle::isAlive)
+          .filter(p -> p.info().commandLine().orElse("").contains(prefix) || cwdUnder(p, prefix))
+          .forEach(p -> found.add(p.pid()));
+    }
+    return found;
+  }
+
+  private static boolean cwdUnder(ProcessHandle process, String prefix) {
+    try {
+      return Files.readSymbolicLink(Path.of("/proc", Long.toString(process.pid()), "cwd"))
+          .toString()
+          .startsWith(prefix);
+    } catch (IOException | UnsupportedOperationException e) {
+      return false; // gone meanwhile, or not ours to read
+    }
   }
 
   /** Live processes under the runtime APIs (their agents). */

@@ -241,6 +241,9 @@ final class SshBackend implements SandboxBackend {
 
   @Override
   public RuntimeState inspect(RuntimeHandle handle) {
+    if (handle.attributes().getOrDefault(HOST, "").isBlank()) {
+      return RuntimeState.missing(); // a handle naming no host names no runtime
+    }
     Optional<SshHost> host = host(handle);
     if (host.isEmpty()) {
       return error(

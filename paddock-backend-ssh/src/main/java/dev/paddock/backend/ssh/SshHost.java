@@ -9,8 +9,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One sandbox host: its connection, and the one-time work per connection before it takes sandboxes:
- * a probe (bash, glibc, setsid, free disk) and the agent's runtime bundle, copied only when the
- * host does not have that content key yet. Thread-safe: preparation is guarded by {@code this}.
+ * a probe (bash, glibc, setsid, free disk, and whether the host has the agent's runtime bundle),
+ * then the bundle, copied only when the host does not have that content key yet. Thread-safe:
+ * preparation is guarded by {@code this}.
  */
 final class SshHost implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger("paddock.backend.ssh");
@@ -46,8 +47,9 @@ final class SshHost implements AutoCloseable {
     if (prepared == generation) {
       return;
     }
-    probe();
-    if (!run("has-bundle", bundle.key()).stdout().strip().equals("present")) {
+    // One call checks the host and whether it has the bundle: each call is a channel, a login
+    // shell and the script, hundreds of milliseconds on a loaded host.
+    if (!probe(bundle).equals("present")) {
       copy(bundle);
     }
     prepared = generation;
@@ -68,8 +70,9 @@ final class SshHost implements AutoCloseable {
     return result;
   }
 
-  private void probe() {
-    SshResult result = run("probe");
+  /** Checks the host can run the agent; whether it has {@code bundle} ({@code present}). */
+  private String probe(AgentBundle bundle) {
+    SshResult result = run("probe", bundle.key());
     if (!result.ok()) {
       throw scriptFailure(result);
     }
@@ -89,6 +92,7 @@ final class SshHost implements AutoCloseable {
         facts.get("glibc"),
         facts.get("arch"),
         freeKib);
+    return facts.getOrDefault("bundle", "absent");
   }
 
   /** {@code tar -cz} of the bundle piped into {@code put-bundle} on the host. */

@@ -45,6 +45,7 @@ probe() {
   echo "glibc=${glibc#glibc }"
   echo "arch=$(uname -m)"
   echo "free_kib=$(free_kib "$base")"
+  if [ -n "${1:-}" ]; then echo "bundle=$(has_bundle "$1")"; fi
 }
 
 has_bundle() {
@@ -78,8 +79,9 @@ start_time() {
   echo "${20}"
 }
 
-alive() { # PID START
-  [ -n "$1" ] && [ "$1" != 0 ] && [ "$(start_time "$1")" = "$2" ]
+alive() { # PID START ; a zombie has exited: its parent (init, here) reaps it when it gets to it
+  [ -n "$1" ] && [ "$1" != 0 ] && [ "$(start_time "$1")" = "$2" ] \
+    && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
 }
 
 # Every live process of the sandbox: the agent's descendants (commands start their own sessions,
@@ -340,7 +342,7 @@ destroy() { # ID GRACE_SECONDS
 }
 
 case $op in
-  probe) probe ;;
+  probe) probe "${1:-}" ;;
   has-bundle) has_bundle "$1" ;;
   put-bundle) put_bundle "$1" ;;
   start) start "$@" ;;

@@ -42,8 +42,33 @@ final class TestSshd implements AutoCloseable {
     this.process = process;
   }
 
-  /** A running server, or the test is skipped (failed on CI) with the reason. */
+  /**
+   * The hosts' runtime bundles, shared by every test class's server in one build: copying the
+   * bundle (tens of MB, packed and unpacked) takes seconds, and only {@link #startWithEmptyHost}
+   * classes test the copy itself.
+   */
+  private static final Path SHARED_BUNDLES =
+      Path.of("target", "ssh-test-host-bundles").toAbsolutePath();
+
+  /**
+   * A running server whose host already has the runtime bundles earlier classes copied to it, or
+   * the test is skipped (failed on CI) with the reason.
+   */
   static TestSshd start() {
+    TestSshd sshd = startWithEmptyHost();
+    try {
+      Files.createDirectories(SHARED_BUNDLES);
+      Files.createDirectories(sshd.remoteDir());
+      Files.createSymbolicLink(sshd.remoteDir().resolve("bundles"), SHARED_BUNDLES);
+    } catch (IOException e) {
+      sshd.close();
+      throw new UncheckedIOException(e);
+    }
+    return sshd;
+  }
+
+  /** A running server on a host with nothing on it yet, or the test is skipped (failed on CI). */
+  static TestSshd startWithEmptyHost() {
     boolean required = "true".equalsIgnoreCase(System.getenv("PADDOCK_TEST_REQUIRE_SSHD"));
     if (!Files.isExecutable(SSHD) || !Files.isExecutable(Path.of("/usr/bin/ssh"))) {
       String problem = "no OpenSSH server/client (apt-get install openssh-server openssh-client)";
@@ -187,6 +212,11 @@ final class TestSshd implements AutoCloseable {
         "PermitTTY no",
         "MaxSessions 200",
         "MaxStartups 100:30:200",
+        // Debian's bash sources the login's ~/.bashrc for every command sshd runs, and this
+        // machine's root runs pyenv init there: 200-300 ms per backend call, most of this suite's
+        // time. A sandbox host's dedicated account has no such rc; SHLVL=1 makes bash skip it
+        // (its "run by sshd" test needs a first-level shell), which is what such a host does.
+        "SetEnv SHLVL=1",
         // INFO (the default): its "Server listening on" line is how start() knows it is bound.
         "LogLevel INFO",
         "");
