@@ -158,9 +158,11 @@ final class ContainerSpec {
           List.of("--host", "0.0.0.0", "--port", Integer.toString(DockerSettings.AGENT_PORT)));
     }
     args.addAll(List.of("--workspace", workspace, "--events-dir", EVENTS_DIR, "--secrets-stdin"));
-    // Commands run as the unprivileged user; the file routes reach the workspace and its home only.
+    // Commands run as the unprivileged user; the file routes reach the workspace, its home and
+    // /tmp (the README's `paddock cp notes.txt ID:/tmp/notes.txt`), which the user may write too.
+    // The agent's own files are under /var/lib/paddock-agent and /opt/paddock, outside them all.
     args.addAll(List.of("--run-as", settings.runAs(), "--home", HOME_DIR));
-    args.addAll(List.of("--file-root", workspace, "--file-root", HOME_DIR));
+    args.addAll(List.of("--file-root", workspace, "--file-root", HOME_DIR, "--file-root", "/tmp"));
     args.addAll(spec.command());
     return args;
   }
