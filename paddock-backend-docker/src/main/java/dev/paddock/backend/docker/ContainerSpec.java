@@ -158,9 +158,11 @@ final class ContainerSpec {
           List.of("--host", "0.0.0.0", "--port", Integer.toString(DockerSettings.AGENT_PORT)));
     }
     args.addAll(List.of("--workspace", workspace, "--events-dir", EVENTS_DIR, "--secrets-stdin"));
-    // Commands run as the unprivileged user; the file routes reach the workspace and its home only.
+    // Commands run as the unprivileged user; the file routes reach the workspace, its home and
+    // /tmp (the README's `paddock cp notes.txt ID:/tmp/notes.txt`), which the user may write too.
+    // The agent's own files are under /var/lib/paddock-agent and /opt/paddock, outside them all.
     args.addAll(List.of("--run-as", settings.runAs(), "--home", HOME_DIR));
-    args.addAll(List.of("--file-root", workspace, "--file-root", HOME_DIR));
+    args.addAll(List.of("--file-root", workspace, "--file-root", HOME_DIR, "--file-root", "/tmp"));
     args.addAll(spec.command());
     return args;
   }
@@ -252,7 +254,7 @@ final class ContainerSpec {
     var cpus = resources.cpus().isPresent() ? resources.cpus() : defaults.cpus();
     cpus.ifPresent(c -> host.put("NanoCpus", Math.round(c * 1e9)));
     var pids = resources.pids().isPresent() ? resources.pids() : defaults.pids();
-    pids.ifPresent(p -> host.put("PidsLimit", p));
+    pids.ifPresent(p -> pidsLimit(p, host));
     OptionalLong disk = or(resources.diskBytes(), defaults.diskBytes());
     if (disk.isEmpty()) {
       return true;
@@ -266,6 +268,21 @@ final class ContainerSpec {
     }
     host.put("StorageOpt", Map.of("size", Long.toString(disk.getAsLong())));
     return true;
+  }
+
+  // Under runc the engine's pids cgroup holds the sandbox's own tasks, so its limit is the user's.
+  // Under gVisor that cgroup holds gVisor's kernel instead: the Sentry's threads and, on the ptrace
+  // platform, a host stub thread for every pair of address space and Sentry thread, which grows far
+  // faster than the tasks inside, and a Sentry that cannot create a thread ends the sandbox. There
+  // the user's limit is an RLIMIT_NPROC the Sentry enforces per user on every clone (EAGAIN, as in
+  // Linux), and the host cgroup gets the wide safety net of GvisorPids.
+  private void pidsLimit(int limit, Map<String, Object> host) {
+    if (settings.runtime().filter(features::gvisor).isEmpty()) {
+      host.put("PidsLimit", limit);
+      return;
+    }
+    host.put("Ulimits", List.of(Map.of("Name", "nproc", "Soft", limit, "Hard", limit)));
+    host.put("PidsLimit", GvisorPids.hostLimit(limit));
   }
 
   private static OptionalLong or(OptionalLong value, OptionalLong fallback) {

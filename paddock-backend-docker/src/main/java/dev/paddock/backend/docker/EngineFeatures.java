@@ -7,8 +7,9 @@ import java.util.Optional;
 
 /**
  * What the engine can do, read once from {@code GET /info} on first need and cached: whether its
- * storage driver enforces a disk limit, and which OCI runtimes it has registered. Thread-safe: a
- * race reads {@code /info} twice and keeps either answer (they are the same).
+ * storage driver enforces a disk limit, and which OCI runtimes it has registered (and which of them
+ * are gVisor). Thread-safe: a race reads {@code /info} twice and keeps either answer (they are the
+ * same).
  */
 final class EngineFeatures {
   private final DockerEngine engine;
@@ -34,6 +35,21 @@ final class EngineFeatures {
   /** The OCI runtimes registered with the engine ({@code docker info}'s Runtimes), sorted. */
   List<String> runtimes() {
     return ContainerState.map(info().get("Runtimes")).keySet().stream().sorted().toList();
+  }
+
+  /**
+   * Whether the named runtime is gVisor: its registered path's file name is {@code runsc} (the
+   * Debian package's {@code /usr/bin/runsc}, or any name the operator registered it under, such as
+   * {@code runsc-hostnet}). An unknown name is not gVisor.
+   */
+  boolean gvisor(String runtime) {
+    Object path =
+        ContainerState.map(ContainerState.map(info().get("Runtimes")).get(runtime)).get("path");
+    if (path == null) {
+      return false;
+    }
+    String file = path.toString();
+    return file.substring(file.lastIndexOf('/') + 1).equals("runsc");
   }
 
   /** The runtime containers get when they name none. */

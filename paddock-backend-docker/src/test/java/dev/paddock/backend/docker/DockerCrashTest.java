@@ -2,6 +2,7 @@ package dev.paddock.backend.docker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.paddock.api.ArchiveStore;
 import dev.paddock.api.Caller;
@@ -32,6 +33,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.zip.GZIPInputStream;
 import org.awaitility.Awaitility;
@@ -134,6 +136,63 @@ class DockerCrashTest {
         .contains("workspace is kept")
         .doesNotContain("while starting");
     assertResumesWithItsFiles(sandbox);
+  }
+
+  /**
+   * The kernel's OOM killer ending a sandbox's whole container. Under gVisor that is what going
+   * past the memory limit does (the container's memory cgroup holds the Sentry, which holds all of
+   * the sandbox's memory); under runc the killer ends the command only and the sandbox lives on
+   * (DockerIsolationTest), so this test runs when the engine has runsc registered (CI does).
+   */
+  @Test
+  void anOomKilledSandboxSaysSoKeepsItsVolumeAndResumesOnItsFilesWithANewKey() {
+    String gvisor = gvisorRuntime();
+    serve(
+        Map.of(
+            "docker.runtime-bundle",
+            DockerTestEngine.bundle().toString(),
+            "docker.runtime",
+            gvisor,
+            "docker.memory",
+            "256m"));
+    Running sandbox = startWithFile("sb-oom-killed");
+    SandboxInfo running = service.get(ALICE, sandbox.id()).orElseThrow();
+    try (Sandboxes agent = new Sandboxes(backend)) {
+      // tail -c keeps the last 380 MiB it read in memory: past the 256 MiB limit. The answer
+      // never comes (the agent dies with its sandbox), so the outcome is read from the status.
+      agent.exec(
+          running.agentServerUrl().orElseThrow(),
+          sandbox.key(),
+          "head -c 400m /dev/zero | tail -c 380m >/dev/null",
+          60);
+    } catch (RuntimeException | AssertionError dropped) {
+      // expected: the connection ends with the container
+    }
+
+    SandboxInfo dead = awaitStatus(sandbox.id(), SandboxStatus.ERROR);
+    assertThat(dead.statusDetail().orElseThrow())
+        .contains("killed by the kernel for using too much memory")
+        .contains("workspace is kept")
+        .doesNotContain("while starting");
+    assertThat(backend.inspect(handle(sandbox.id())).failure().orElseThrow().kind().id())
+        .isEqualTo("docker.oom-killed");
+    assertThat(engine.get("/volumes/" + ContainerSpec.volumeName(sandbox.id())).ok()).isTrue();
+    assertResumesWithItsFiles(sandbox);
+  }
+
+  // A runtime registered with the engine that is gVisor with host networking (the tests' mode),
+  // or the test is skipped saying why.
+  private String gvisorRuntime() {
+    EngineFeatures features = new EngineFeatures(engine);
+    Optional<String> runtime =
+        DockerTestEngine.runtime()
+            .or(() -> Optional.of("runsc-hostnet"))
+            .filter(name -> features.runtimes().contains(name))
+            .filter(features::gvisor);
+    assumeTrue(
+        runtime.isPresent(),
+        "no gVisor runtime runsc-hostnet registered with the engine (.ci/runsc.sh registers it)");
+    return runtime.orElseThrow();
   }
 
   @Test
