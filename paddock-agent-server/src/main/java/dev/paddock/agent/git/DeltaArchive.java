@@ -3,6 +3,7 @@ package dev.paddock.agent.git;
 import dev.paddock.http.Call;
 import dev.paddock.http.HttpError;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,8 +52,16 @@ final class DeltaArchive {
     Repo repo = repos.forArchive(dir);
     Optional<String> baseCommit = baseCommit(repo, baseRef);
     Map<String, String> headers = repoHeaders.of(repo);
+    // The patch is opened, then the scratch directory removed, then the patch sent from the open
+    // file: the client's last byte arrives after the scratch is gone, never before it.
+    InputStream patch;
+    long size;
     try (ScratchDir scratch = ScratchDir.beside(repo.root())) {
-      Path patch = writePatch(repo, baseCommit, pathspecs, scratch);
+      Path file = writePatch(repo, baseCommit, pathspecs, scratch);
+      size = Files.size(file);
+      patch = Files.newInputStream(file);
+    }
+    try (patch) {
       headers.forEach(call::setHeader);
       call.setHeader(FORMAT, "git-delta");
       baseCommit.ifPresent(
@@ -61,7 +70,9 @@ final class DeltaArchive {
             call.setHeader(BASE_REF, HeaderValues.percentEncode(baseRef.orElse("auto")));
           });
       call.setHeader("Content-Disposition", "attachment; filename=\"" + fileName(repo) + "\"");
-      send(call, patch);
+      try (OutputStream out = call.stream(200, "text/x-patch", size)) {
+        patch.transferTo(out);
+      }
     }
   }
 
@@ -140,13 +151,6 @@ final class DeltaArchive {
   private static void check(GitResult result) {
     if (!result.ok()) {
       throw new GitFailure("git-delta archive failed: " + result.message());
-    }
-  }
-
-  private static void send(Call call, Path patch) throws IOException {
-    long size = Files.size(patch);
-    try (OutputStream out = call.stream(200, "text/x-patch", size)) {
-      Files.copy(patch, out);
     }
   }
 

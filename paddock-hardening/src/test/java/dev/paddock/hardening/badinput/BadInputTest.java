@@ -327,10 +327,12 @@ class BadInputTest {
       secrets.add(f.sessionA());
       secrets.add(f.sessionB());
     } else {
-      if (probe.credential() != Credential.ALICE && probe.credential() != Credential.ADMIN) {
+      // A padded key that is accepted is Alice's own (header values lose their outer whitespace).
+      Credential as = Inputs.actingAs(probe.credential());
+      if (as != Credential.ALICE && as != Credential.ADMIN) {
         secrets.add(f.sessionA());
       }
-      if (probe.credential() != Credential.BOB && probe.credential() != Credential.ADMIN) {
+      if (as != Credential.BOB && as != Credential.ADMIN) {
         secrets.add(f.sessionB());
       }
     }

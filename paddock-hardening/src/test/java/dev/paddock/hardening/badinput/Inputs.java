@@ -143,7 +143,7 @@ final class Inputs {
   }
 
   /** A padded key, if accepted at all, acts as the key it pads (Alice's API key). */
-  private static Credential actingAs(Credential cred) {
+  static Credential actingAs(Credential cred) {
     return cred == Credential.PADDED ? Credential.ALICE : cred;
   }
 
