@@ -135,6 +135,9 @@ final class BenchSshd implements AutoCloseable {
         "PermitTTY no",
         "MaxSessions 200",
         "MaxStartups 100:30:200",
+        // As the tests' sshd (TestSshd): bash skips the login's ~/.bashrc, which on a build
+        // machine may run pyenv or nvm on every call; a sandbox host's account has no such rc.
+        "SetEnv SHLVL=1",
         "");
   }
 
