@@ -1,12 +1,9 @@
 package dev.paddock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.client.PaddockClient;
-import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,34 +26,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The process backend's counterpart is {@link KeyExposureTest}.
  */
 class DockerKeyExposureTest {
-  /** The image CI builds ({@code PADDOCK_TEST_DOCKER_IMAGE}), else the default sandbox image. */
-  private static final String IMAGE =
-      Optional.ofNullable(System.getenv("PADDOCK_TEST_DOCKER_IMAGE"))
-          .orElse("paddock/sandbox:bookworm");
-
   private static final String MASTER_SECRET = "docker-key-scan-master-secret-0123456789abcdef";
 
   @RegisterExtension final ServerProcess paddock = new ServerProcess();
 
   @Test
   void noKeyIsReadableInTheContainerItsInspectOrLogsTheDataDirMetricsOrErrors() throws Exception {
-    requireDocker();
-    Path agentJar =
-        Path.of("..", "paddock-agent-server", "target", "paddock-agent-server-all.jar")
-            .toAbsolutePath()
-            .normalize();
-    assertThat(agentJar).as("build the reactor first").isRegularFile();
-    String url =
-        paddock.start(
-            Map.of(
-                "RUNTIME", "docker",
-                "docker.network", "host",
-                "docker.pull", "never",
-                "docker.image", IMAGE,
-                "docker.agent-jar", agentJar.toString(),
-                "docker.stop-grace", "2s",
-                "docker.ready-timeout", "180s",
-                "PADDOCK_MASTER_SECRET", MASTER_SECRET));
+    TestDocker.require();
+    String url = paddock.start(withMasterSecret(TestDocker.serverSettings()));
     PaddockClient admin = PaddockClient.connect(URI.create(url), ServerProcess.ADMIN_KEY);
     String apiKey = admin.createUser("dora", false).apiKey();
     PaddockClient dora = PaddockClient.connect(URI.create(url), apiKey);
@@ -85,10 +62,10 @@ class DockerKeyExposureTest {
       assertNoneOf(secrets, "a command's view of env, environ and cmdline", seen.toString());
 
       String container = containerOf(sandbox.id());
-      String inspect = docker("inspect", container);
+      String inspect = TestDocker.run("inspect", container);
       assertThat(inspect).as("docker inspect").contains(sandbox.id());
       assertNoneOf(secrets, "docker inspect " + container, inspect);
-      assertNoneOf(secrets, "docker logs " + container, docker("logs", container));
+      assertNoneOf(secrets, "docker logs " + container, TestDocker.run("logs", container));
 
       assertNoneOf(secrets, "GET /metrics", get(url + "/metrics", ServerProcess.ADMIN_KEY));
       String wrongKind = get(url + "/api/v1/sandboxes", sessionKey);
@@ -108,8 +85,14 @@ class DockerKeyExposureTest {
         .atMost(Duration.ofSeconds(60))
         .until(
             () ->
-                docker("ps", "-aq", "--filter", "label=paddock.sandbox-id=" + sandbox.id())
+                TestDocker.run("ps", "-aq", "--filter", "label=paddock.sandbox-id=" + sandbox.id())
                     .isBlank());
+  }
+
+  private static Map<String, String> withMasterSecret(Map<String, String> settings) {
+    Map<String, String> all = new java.util.HashMap<>(settings);
+    all.put("PADDOCK_MASTER_SECRET", MASTER_SECRET);
+    return all;
   }
 
   private static String get(String url, String bearer) throws Exception {
@@ -129,34 +112,12 @@ class DockerKeyExposureTest {
 
   private static String containerOf(String sandboxId) throws Exception {
     List<String> ids =
-        docker("ps", "-q", "--filter", "label=paddock.sandbox-id=" + sandboxId).lines().toList();
+        TestDocker.run("ps", "-q", "--filter", "label=paddock.sandbox-id=" + sandboxId)
+            .lines()
+            .toList();
     assertThat(ids).as("the sandbox's container").hasSize(1);
     return ids.getFirst();
   }
 
   /** A docker CLI call's output (stdout and stderr); fails the test when it exits non-zero. */
-  private static String docker(String... args) throws Exception {
-    List<String> argv = new java.util.ArrayList<>(List.of("docker"));
-    argv.addAll(List.of(args));
-    Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor()).as(String.join(" ", argv) + ": " + out).isZero();
-    return out;
-  }
-
-  private static void requireDocker() throws Exception {
-    boolean present;
-    try {
-      Process info =
-          new ProcessBuilder("docker", "image", "inspect", IMAGE).redirectErrorStream(true).start();
-      info.getInputStream().readAllBytes();
-      present = info.waitFor() == 0;
-    } catch (IOException e) {
-      present = false;
-    }
-    if (!present && "true".equals(System.getenv("PADDOCK_TEST_REQUIRE_DOCKER"))) {
-      fail("no Docker Engine with " + IMAGE + " (PADDOCK_TEST_REQUIRE_DOCKER=true)");
-    }
-    assumeTrue(present, "no Docker Engine with " + IMAGE + ": Docker key scan skipped");
-  }
 }

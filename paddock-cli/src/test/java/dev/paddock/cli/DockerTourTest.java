@@ -1,8 +1,6 @@
 package dev.paddock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.paddock.http.Json;
 import java.nio.charset.StandardCharsets;
@@ -20,10 +18,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code python3}/{@code node} step needs the default image's tools and is left to its tests.
  */
 class DockerTourTest {
-  private static final String IMAGE =
-      java.util.Optional.ofNullable(System.getenv("PADDOCK_TEST_DOCKER_IMAGE"))
-          .orElse("paddock/sandbox:bookworm");
-
   @RegisterExtension final ServerProcess paddock = new ServerProcess();
 
   private ServerProcess.Run ok(String... args) throws Exception {
@@ -34,21 +28,8 @@ class DockerTourTest {
 
   @Test
   void theReadmeTourWorksAsWrittenOnDocker() throws Exception {
-    requireDocker();
-    Path agentJar =
-        Path.of("..", "paddock-agent-server", "target", "paddock-agent-server-all.jar")
-            .toAbsolutePath()
-            .normalize();
-    assertThat(agentJar).as("build the reactor first").isRegularFile();
-    paddock.start(
-        Map.of(
-            "RUNTIME", "docker",
-            "docker.network", "host",
-            "docker.pull", "never",
-            "docker.image", IMAGE,
-            "docker.agent-jar", agentJar.toString(),
-            "docker.stop-grace", "2s",
-            "docker.ready-timeout", "180s"));
+    TestDocker.require();
+    paddock.start(TestDocker.serverSettings());
     Map<?, ?> created =
         (Map<?, ?>)
             Json.parseAny(ok("sandbox", "create", "--json").out().getBytes(StandardCharsets.UTF_8));
@@ -83,32 +64,7 @@ class DockerTourTest {
                 Json.parseAny(
                     ok("sandbox", "list", "--json").out().getBytes(StandardCharsets.UTF_8)))
         .isEmpty();
-    assertThat(dockerPs()).doesNotContain("paddock-" + id);
-  }
-
-  private static String dockerPs() throws Exception {
-    Process ps =
-        new ProcessBuilder(List.of("docker", "ps", "-a", "--format", "{{.Names}}"))
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(ps.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    ps.waitFor();
-    return out;
-  }
-
-  private static void requireDocker() throws Exception {
-    boolean present;
-    try {
-      Process info =
-          new ProcessBuilder("docker", "image", "inspect", IMAGE).redirectErrorStream(true).start();
-      info.getInputStream().readAllBytes();
-      present = info.waitFor() == 0;
-    } catch (java.io.IOException e) {
-      present = false;
-    }
-    if (!present && "true".equals(System.getenv("PADDOCK_TEST_REQUIRE_DOCKER"))) {
-      fail("no Docker Engine with " + IMAGE + " (PADDOCK_TEST_REQUIRE_DOCKER=true)");
-    }
-    assumeTrue(present, "no Docker Engine with " + IMAGE + "; skipping the Docker tour test");
+    assertThat(TestDocker.run("ps", "-a", "--format", "{{.Names}}"))
+        .doesNotContain("paddock-" + id);
   }
 }

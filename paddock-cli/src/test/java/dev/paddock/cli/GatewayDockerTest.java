@@ -1,8 +1,6 @@
 package dev.paddock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.client.AgentClient;
@@ -11,7 +9,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,11 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  * exec, upload and download, and so is a web server a command of the sandbox listens on.
  */
 class GatewayDockerTest {
-  /** The image CI builds ({@code PADDOCK_TEST_DOCKER_IMAGE}), else the default sandbox image. */
-  private static final String IMAGE =
-      java.util.Optional.ofNullable(System.getenv("PADDOCK_TEST_DOCKER_IMAGE"))
-          .orElse("paddock/sandbox:bookworm");
-
   @RegisterExtension final ServerProcess paddock = new ServerProcess();
 
   private final HttpClient http = HttpClient.newHttpClient();
@@ -40,22 +32,8 @@ class GatewayDockerTest {
   @Test
   void aHostModeContainerIsReachedThroughTheGatewayForExecUploadAndDownload(@TempDir Path dir)
       throws Exception {
-    requireDocker();
-    Path agentJar =
-        Path.of("..", "paddock-agent-server", "target", "paddock-agent-server-all.jar")
-            .toAbsolutePath()
-            .normalize();
-    assertThat(agentJar).as("build the reactor first").isRegularFile();
-    String url =
-        paddock.start(
-            Map.of(
-                "RUNTIME", "docker",
-                "docker.network", "host",
-                "docker.pull", "never",
-                "docker.image", IMAGE,
-                "docker.agent-jar", agentJar.toString(),
-                "docker.stop-grace", "2s",
-                "docker.ready-timeout", "180s"));
+    TestDocker.require();
+    String url = paddock.start(TestDocker.serverSettings());
     PaddockClient client = PaddockClient.connect(URI.create(url), ServerProcess.ADMIN_KEY);
     SandboxInfo running = client.create(Optional.empty(), true, Duration.ofSeconds(300));
     try {
@@ -107,7 +85,7 @@ class GatewayDockerTest {
     }
     Awaitility.await("the container is gone")
         .atMost(Duration.ofSeconds(60))
-        .until(() -> containers(running.id()).isBlank());
+        .until(() -> TestDocker.containers(running.id()).isBlank());
   }
 
   private HttpResponse<String> get(String url) throws Exception {
@@ -150,32 +128,5 @@ class GatewayDockerTest {
                   && !port.toString().isBlank();
             });
     return Integer.parseInt(port.toString().strip());
-  }
-
-  private static String containers(String sandboxId) throws Exception {
-    Process ps =
-        new ProcessBuilder(
-                "docker", "ps", "-aq", "--filter", "label=paddock.sandbox-id=" + sandboxId)
-            .redirectErrorStream(true)
-            .start();
-    String out = new String(ps.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    ps.waitFor();
-    return out;
-  }
-
-  private static void requireDocker() throws Exception {
-    boolean present;
-    try {
-      Process info =
-          new ProcessBuilder("docker", "image", "inspect", IMAGE).redirectErrorStream(true).start();
-      info.getInputStream().readAllBytes();
-      present = info.waitFor() == 0;
-    } catch (java.io.IOException e) {
-      present = false;
-    }
-    if (!present && "true".equals(System.getenv("PADDOCK_TEST_REQUIRE_DOCKER"))) {
-      fail("no Docker Engine with " + IMAGE + " (PADDOCK_TEST_REQUIRE_DOCKER=true)");
-    }
-    assumeTrue(present, "no Docker Engine with " + IMAGE + "; skipping the Docker gateway test");
   }
 }
