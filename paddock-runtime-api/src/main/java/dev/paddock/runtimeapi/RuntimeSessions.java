@@ -111,7 +111,7 @@ final class RuntimeSessions implements AutoCloseable {
     session.lock.lock();
     try {
       makeRuntime(session);
-      persist();
+      saveOrLog();
     } finally {
       session.lock.unlock();
     }
@@ -275,7 +275,7 @@ final class RuntimeSessions implements AutoCloseable {
       revoke(session, url);
       backend.pause(session.handle().orElseThrow());
       session.paused();
-      persist();
+      saveOrLog();
     } catch (RuntimeException e) {
       if (e instanceof HttpError) {
         throw e;
@@ -309,7 +309,9 @@ final class RuntimeSessions implements AutoCloseable {
                 + RuntimeWire.status(before)
                 + "; only a paused runtime or one in error can be resumed");
       }
-      if (session.phase() == Session.Phase.FAILED && session.remakeRefusal().isPresent()) {
+      // Any resume but a thaw makes the runtime again from its request (a failed session, or one
+      // the backend reports in error): a restored request without its environment values cannot.
+      if (session.phase() != Session.Phase.PAUSED && session.remakeRefusal().isPresent()) {
         throw HttpError.conflict(
             "runtime "
                 + runtimeId
@@ -325,7 +327,7 @@ final class RuntimeSessions implements AutoCloseable {
       if (session.phase() == Session.Phase.UP && !session.callerKeyed()) {
         rotateToNextKey(session);
       }
-      persist();
+      saveOrLog();
     } finally {
       session.lock.unlock();
     }
@@ -354,7 +356,7 @@ final class RuntimeSessions implements AutoCloseable {
   // the old one.
   private void rotateToNextKey(Session session) {
     session.advanceGeneration();
-    persist();
+    saveOrLog();
     String key = keys.sessionKey(session.runtimeId(), session.generation());
     try {
       String url =
@@ -390,7 +392,7 @@ final class RuntimeSessions implements AutoCloseable {
       revoke(session, url);
       session.handle().ifPresent(backend::destroy);
       table.remove(session);
-      persist();
+      saveOrLog();
     } catch (RuntimeException e) {
       if (e instanceof HttpError) {
         throw e;
@@ -410,7 +412,7 @@ final class RuntimeSessions implements AutoCloseable {
       return;
     }
     session.advanceGeneration();
-    persist();
+    saveOrLog();
     if (agentUrl.isEmpty()) {
       return;
     }
@@ -422,10 +424,25 @@ final class RuntimeSessions implements AutoCloseable {
   }
 
   /**
-   * Writes every session to the sessions file; called after each change, under the changed
-   * session's lock, so a restart never finds a revoked key's generation or a forgotten sandbox.
+   * {@link #persist()} for a change that has happened already (a runtime made, paused, stopped; a
+   * key revoked or rotated): refusing it would keep nobody safer and, with the disk full, would
+   * make a sandbox that filled it impossible to stop. The next save writes it; a restart before
+   * that brings back the state of the last save (a revoked key's generation is never issued again:
+   * a resume advances past it).
+   */
+  private void saveOrLog() {
+    try {
+      file.save(keys.secretCheck(), table::all);
+    } catch (UncheckedIOException e) {
+      LOG.error("cannot save the sessions (the next change retries): {}", e.getMessage());
+    }
+  }
+
+  /**
+   * Writes every session to the sessions file before a start makes its runtime, so a restart never
+   * forgets a sandbox it made.
    *
-   * @throws HttpError 503 when the file cannot be written (the change happened; a retry saves it)
+   * @throws HttpError 503 when the file cannot be written (nothing was made)
    */
   private void persist() {
     try {
@@ -457,7 +474,7 @@ final class RuntimeSessions implements AutoCloseable {
       adopt(session, Optional.ofNullable(listed.get(session.sessionId())), sameSecret);
       table.restore(session);
     }
-    persist();
+    saveOrLog();
     return saved.get().sessions().size();
   }
 

@@ -54,14 +54,23 @@ final class DeltaArchive {
     Map<String, String> headers = repoHeaders.of(repo);
     // The patch is opened, then the scratch directory removed, then the patch sent from the open
     // file: the client's last byte arrives after the scratch is gone, never before it.
-    InputStream patch;
+    InputStream patch = null;
     long size;
     try (ScratchDir scratch = ScratchDir.beside(repo.root())) {
       Path file = writePatch(repo, baseCommit, pathspecs, scratch);
       size = Files.size(file);
       patch = Files.newInputStream(file);
+    } catch (IOException | RuntimeException e) {
+      if (patch != null) {
+        try {
+          patch.close();
+        } catch (IOException closing) {
+          e.addSuppressed(closing);
+        }
+      }
+      throw e;
     }
-    try (patch) {
+    try (InputStream opened = patch) {
       headers.forEach(call::setHeader);
       call.setHeader(FORMAT, "git-delta");
       baseCommit.ifPresent(
@@ -71,7 +80,7 @@ final class DeltaArchive {
           });
       call.setHeader("Content-Disposition", "attachment; filename=\"" + fileName(repo) + "\"");
       try (OutputStream out = call.stream(200, "text/x-patch", size)) {
-        patch.transferTo(out);
+        opened.transferTo(out);
       }
     }
   }
