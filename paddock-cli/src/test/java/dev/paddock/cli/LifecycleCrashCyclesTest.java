@@ -143,18 +143,30 @@ class LifecycleCrashCyclesTest {
     System.out.printf("crash cycles: %d cycles, seed %d%n", CYCLES, SEED);
     long began = System.nanoTime();
     List<Operation> plan = new ArrayList<>();
+    boolean archives = false;
     for (int cycle = 0; cycle < CYCLES; cycle++) {
       if (plan.isEmpty()) {
         plan.addAll(List.of(Operation.values()));
         java.util.Collections.shuffle(plan, random);
       }
       Operation operation = plan.remove(0);
-      connect(operation == Operation.ARCHIVED_DELETE);
+      // Restarted as it ran when killed: an operator restarts with the same settings.
+      connect(archives);
       verify("before cycle " + cycle);
+      boolean wanted = operation == Operation.ARCHIVED_DELETE;
+      if (wanted != archives) {
+        paddock.kill(); // nothing under way: only the settings change
+        archives = wanted;
+        connect(archives);
+      }
       crashDuring(cycle, operation);
     }
-    connect(false);
+    connect(archives);
     verify("after the last cycle");
+    if (archives) {
+      paddock.kill();
+      connect(false);
+    }
     System.out.printf(
         "crash cycles: %d cycles in %d s, seed %d; ran %s, cut short %s; %d sandboxes%n",
         CYCLES,
