@@ -117,7 +117,6 @@ class LifecycleCrashCyclesTest {
     Set<Found> allowed;
     Optional<String> key = Optional.empty();
     final Set<String> keys = new HashSet<>();
-    final Set<Integer> ports = new HashSet<>();
     boolean counting;
     boolean archiveDue;
     String history = "";
@@ -354,12 +353,8 @@ class LifecycleCrashCyclesTest {
         .as("seed %d, %s: every listed sandbox is one of the test's", SEED, when)
         .isSubsetOf(tracked.keySet());
     List<Tracked> paused = new ArrayList<>();
-    Set<Integer> goneNow = new HashSet<>();
     for (Tracked t : tracked.values()) {
       Found found = found(Optional.ofNullable(listed.get(t.id)));
-      if (found == Found.GONE && !t.allowed.equals(EnumSet.of(Found.GONE))) {
-        goneNow.addAll(t.ports);
-      }
       assertThat(t.allowed)
           .as("seed %d, %s: %s (%s) found as %s", SEED, when, t.id, t.history, listed.get(t.id))
           .contains(found);
@@ -379,7 +374,7 @@ class LifecycleCrashCyclesTest {
       }
     }
     checkFrozen(paused, when);
-    checkNoStrayKey(listed, goneNow, when);
+    checkNoStrayKey(when);
     checkNothingWithoutASandbox(listed, when);
   }
 
@@ -583,38 +578,34 @@ class LifecycleCrashCyclesTest {
   }
 
   /**
-   * No key the test was ever given runs anything on a RUNNING sandbox's agent or on the agent of a
-   * sandbox deleted since the last check, but a RUNNING sandbox's current key on its own agent.
-   * Frozen agents are left out: they answer nothing (checked by the freeze); an agent of a sandbox
-   * deleted earlier would be a process left behind.
+   * No key the test was ever given runs anything on any agent of a test sandbox but a RUNNING
+   * sandbox's current key on its own agent. The agents are found by the sockets their processes
+   * listen on, not by what the control plane lists (its URLs point at the gateway, and an agent it
+   * lost track of is the one that matters). Frozen agents are left out: they answer nothing
+   * (checked by the freeze).
    */
-  private void checkNoStrayKey(Map<String, SandboxInfo> listed, Set<Integer> goneNow, String when)
-      throws InterruptedException {
-    Map<Integer, String> ownerOfPort = new HashMap<>();
-    Set<Integer> frozenPorts = new HashSet<>();
-    Set<Integer> agentPorts = new HashSet<>(goneNow);
-    for (SandboxInfo s : listed.values()) {
-      Optional<Integer> port = s.agentServerUrl().map(LifecycleCrashCyclesTest::port);
-      if (s.status() == SandboxStatus.RUNNING && port.isPresent()) {
-        agentPorts.add(port.get());
-        ownerOfPort.put(port.get(), s.id());
-        tracked.get(s.id()).ports.add(port.get());
-      }
-    }
-    for (Tracked t : tracked.values()) {
-      if (t.allowed.equals(EnumSet.of(Found.PAUSED))) {
-        frozenPorts.addAll(t.ports);
-      }
-    }
+  private void checkNoStrayKey(String when) throws IOException, InterruptedException {
+    Map<Integer, String> ownerOfPort = agentPorts();
+    Set<String> running = new HashSet<>();
+    tracked.values().stream()
+        .filter(t -> t.allowed.equals(EnumSet.of(Found.RUNNING)))
+        .forEach(t -> running.add(t.id));
+    // Else the check below would pass for want of agents to knock on.
+    assertThat(new HashSet<>(ownerOfPort.values()))
+        .as("seed %d, %s: sandboxes whose agent listens", SEED, when)
+        .containsAll(running);
     for (Tracked t : tracked.values()) {
       for (String key : t.keys) {
-        for (int port : agentPorts) {
-          boolean own = t.key.equals(Optional.of(key)) && t.id.equals(ownerOfPort.get(port));
-          if (!own && !frozenPorts.contains(port)) {
-            assertThat(answers(port, key))
+        for (Map.Entry<Integer, String> agent : ownerOfPort.entrySet()) {
+          Optional<Tracked> owner = Optional.ofNullable(tracked.get(agent.getValue()));
+          boolean own = owner.equals(Optional.of(t)) && t.key.equals(Optional.of(key));
+          boolean frozen =
+              owner.filter(o -> o.allowed.equals(EnumSet.of(Found.PAUSED))).isPresent();
+          if (!own && !frozen) {
+            assertThat(answers(agent.getKey(), key))
                 .as(
-                    "seed %d, %s: a key of %s (%s) opens port %d (%s)",
-                    SEED, when, t.id, t.history, port, ownerOfPort.get(port))
+                    "seed %d, %s: a key of %s (%s) opens port %d of %s",
+                    SEED, when, t.id, t.history, agent.getKey(), agent.getValue())
                 .isFalse();
           }
         }
@@ -622,8 +613,53 @@ class LifecycleCrashCyclesTest {
     }
   }
 
-  private static int port(String url) {
-    return Integer.parseInt(url.substring(url.lastIndexOf(':') + 1));
+  /** The TCP ports that processes of the test's sandboxes listen on, with their sandbox. */
+  private Map<Integer, String> agentPorts() throws IOException {
+    Map<Long, String> ownerOfSocket = new HashMap<>();
+    for (long pid : pids()) {
+      Optional<String> owner = owner(pid);
+      if (owner.isPresent()) {
+        socketsOf(pid).forEach(inode -> ownerOfSocket.put(inode, owner.get()));
+      }
+    }
+    Map<Integer, String> ownerOfPort = new HashMap<>();
+    for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+      List<String> lines = Files.readAllLines(Path.of(table));
+      for (String line : lines.subList(1, lines.size())) {
+        // sl local_address rem_address st ... inode: a listening socket is in state 0A
+        String[] fields = line.trim().split("\\s+");
+        String owner = ownerOfSocket.get(Long.parseLong(fields[9]));
+        if (fields[3].equals("0A") && owner != null) {
+          String local = fields[1];
+          ownerOfPort.put(Integer.parseInt(local.substring(local.indexOf(':') + 1), 16), owner);
+        }
+      }
+    }
+    return ownerOfPort;
+  }
+
+  /** The inodes of the sockets {@code pid} holds open. */
+  private static List<Long> socketsOf(long pid) {
+    List<Long> inodes = new ArrayList<>();
+    try (var fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+      for (Path fd : (Iterable<Path>) fds::iterator) {
+        String target = readLink(fd);
+        if (target.startsWith("socket:[")) {
+          inodes.add(Long.parseLong(target.substring(8, target.length() - 1)));
+        }
+      }
+    } catch (IOException | java.io.UncheckedIOException e) {
+      // the process ended meanwhile: it listens on nothing
+    }
+    return inodes;
+  }
+
+  private static String readLink(Path fd) {
+    try {
+      return Files.readSymbolicLink(fd).toString();
+    } catch (IOException e) {
+      return ""; // closed meanwhile
+    }
   }
 
   /** No process, cgroup or directory of the test's sandboxes but those of listed ones. */
