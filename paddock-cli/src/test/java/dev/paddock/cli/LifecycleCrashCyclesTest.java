@@ -378,20 +378,52 @@ class LifecycleCrashCyclesTest {
     checkNothingWithoutASandbox(listed, when);
   }
 
-  /** Every listed sandbox once none is STARTING or being deleted. */
+  /**
+   * Every listed sandbox once none is STARTING or being deleted, and every RUNNING one's owner is
+   * given its current key again ({@code GET /api/v1/sandboxes/{id}}, the admin owns them all): a
+   * RUNNING record whose key the control plane does not know is revoked in the store while its
+   * agent may still take it, which only an operation under way (a take-over finishes it) may leave.
+   */
   private Map<String, SandboxInfo> settled(String when) {
-    return Awaitility.await("seed " + SEED + ", " + when + ": every sandbox settles")
-        .atMost(SETTLE)
-        .pollInterval(Duration.ofMillis(100))
-        .until(this::listed, all -> all.values().stream().noneMatch(transitional()));
+    List<Map<String, SandboxInfo>> last = new ArrayList<>(List.of(Map.of()));
+    try {
+      return Awaitility.await("seed " + SEED + ", " + when + ": every sandbox settles")
+          .atMost(SETTLE)
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () -> {
+                last.set(0, listedWithKeys());
+                return last.get(0);
+              },
+              all -> all.values().stream().noneMatch(transitional()));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(
+          String.format(
+              "seed %d, %s: not settled within %s (STARTING, being deleted, or RUNNING with no"
+                  + " key its owner is given): %s",
+              SEED, when, SETTLE, last.get(0)),
+          e);
+    }
   }
 
   private static Predicate<SandboxInfo> transitional() {
     return s ->
         s.status() == SandboxStatus.STARTING
+            || (s.status() == SandboxStatus.RUNNING && s.sessionApiKey().isEmpty())
             || s.statusDetail()
                 .filter(d -> d.startsWith("The sandbox is being deleted"))
                 .isPresent();
+  }
+
+  /** The listing, each RUNNING sandbox as its owner gets it one by one (with its current key). */
+  private Map<String, SandboxInfo> listedWithKeys() {
+    Map<String, SandboxInfo> all = listed();
+    for (SandboxInfo s : List.copyOf(all.values())) {
+      if (s.status() == SandboxStatus.RUNNING) {
+        client.get(s.id()).ifPresentOrElse(got -> all.put(s.id(), got), () -> all.remove(s.id()));
+      }
+    }
+    return all;
   }
 
   private Map<String, SandboxInfo> listed() {
@@ -420,21 +452,22 @@ class LifecycleCrashCyclesTest {
   }
 
   /**
-   * Runs a command with its current key, and its counter advances. A sandbox whose issuing reply
-   * the kill cut off (its start or resume) has a key nobody was told: it is paused and resumed for
-   * one, as its user would.
+   * Its current key is the one last issued (the control plane gives it again to its owner: the one
+   * way to learn it when the kill cut off the reply that issued it), a command runs with it, and
+   * its counter advances.
    */
   private void checkRunning(Tracked t, SandboxInfo info, String when) throws IOException {
     assertThat(freezerState(t.id))
         .as("seed %d, %s: %s is thawed", SEED, when, t.id)
         .isNotIn(Optional.of("FROZEN"), Optional.of("1"));
-    if (t.key.isEmpty()) {
-      client.pause(t.id);
-      info = client.resume(t.id);
+    if (t.key.isPresent()) {
+      assertThat(info.sessionApiKey())
+          .as("seed %d, %s: the key %s (%s) is given again", SEED, when, t.id, t.history)
+          .isEqualTo(t.key);
+    } else {
       t.issued(info);
-      t.note(when + ": paused and resumed for its key");
+      t.note(when + ": its key given again");
     }
-    assertThat(t.key).as("seed %d, %s: %s was issued a key", SEED, when, t.id).isPresent();
     StringBuilder out = new StringBuilder();
     int exit =
         client.agent(info.withKey(t.key)).exec("echo alive-" + t.id, 10, out::append, e -> {});
