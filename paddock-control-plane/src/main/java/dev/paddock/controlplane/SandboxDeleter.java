@@ -13,11 +13,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes sandboxes: revokes the key (committed first), records that the delete began, then tears
- * down the runtime and removes the record; a delete cut short by a crash is finished by the next
- * reconcile ({@link #finishInterrupted}). With archiving on, the workspace is archived first, under
- * the permit and with the key still valid, so a required archive that fails leaves the sandbox
- * exactly as it was.
+ * Deletes sandboxes: revokes the key and claims the delete (one write, committed first, so the key
+ * is revoked even while another operation holds the sandbox), records that the teardown began, then
+ * tears down the runtime and removes the record; a delete cut short by a crash is finished by the
+ * next reconcile ({@link #finishInterrupted}). With archiving on, the workspace is archived first,
+ * under the permit and with the key still valid, so a required archive that fails leaves the
+ * sandbox exactly as it was.
  */
 final class SandboxDeleter {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxDeleter.class);
@@ -35,7 +36,7 @@ final class SandboxDeleter {
       deleteArchived(id);
       return;
     }
-    if (context.records().change(id, SandboxDeleter::revoked).isEmpty()) {
+    if (context.records().change(id, r -> claimedUnlessBusy(revoked(r))).isEmpty()) {
       return;
     }
     try (SandboxPermits.Permit permit =
@@ -66,6 +67,19 @@ final class SandboxDeleter {
       context.records().change(id, SandboxDeleter::revoked);
       deleteHeld(id);
     }
+  }
+
+  /**
+   * {@code record} marked as being deleted by this replica, unless another operation is under way:
+   * written with the revoke, so a crash right after it leaves a delete the restart finishes (a
+   * take-over), never a RUNNING record whose key is revoked in the store while its agent still
+   * takes it. An operation under way keeps its own mark, whose take-over settles the sandbox just
+   * as truly; this delete claims it once that operation ended.
+   */
+  private SandboxRecord claimedUnlessBusy(SandboxRecord record) {
+    return record.operation().isPresent()
+        ? record
+        : record.withOperation(Optional.of(context.claims().mine(SandboxOperation.Kind.DELETE)));
   }
 
   /** The key revoked for good: hash cleared, generation advanced past it. */

@@ -134,6 +134,10 @@ final class Takeover {
     // The capture may have brought a stopped runtime back under a new handle.
     context.store().find(record.id()).flatMap(SandboxRecord::runtime).ifPresent(all::add);
     all.forEach(context.backend()::destroy);
+    if (all.isEmpty()) {
+      // A start cut short before it recorded its runtime may have left a bare directory or cgroup.
+      context.backend().reclaim(record.id());
+    }
     context.store().delete(record.id());
     context.views().forget(record.id());
   }

@@ -22,11 +22,16 @@ import dev.paddock.controlplane.InProcessHost;
 import dev.paddock.controlplane.ReconcileReport;
 import dev.paddock.controlplane.SandboxServiceContract;
 import dev.paddock.store.SandboxOperation;
+import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,7 +42,9 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -61,7 +68,68 @@ class InProcessContractTest extends SandboxServiceContract {
 
   @Override
   protected SandboxStore newStore() {
-    return SandboxStores.openEmbedded(dataDir);
+    return crashable(SandboxStores.openEmbedded(dataDir));
+  }
+
+  /** Armed: the control plane dies right after the write that revokes a RUNNING sandbox's key. */
+  private final AtomicBoolean dieAfterRevoke = new AtomicBoolean();
+
+  /** Set once it died: every later write of that control plane fails, as it never happens. */
+  private final AtomicBoolean dead = new AtomicBoolean();
+
+  /**
+   * The store as a control plane that can die between two writes sees it: the crash point is a
+   * write's outcome, not a moment, so it is hit every time.
+   */
+  private SandboxStore crashable(SandboxStore store) {
+    InvocationHandler handler =
+        (proxy, method, args) -> {
+          boolean write = Set.of("insert", "update", "delete").contains(method.getName());
+          if (write && dead.get()) {
+            throw new IllegalStateException("the control plane died before this write");
+          }
+          Object result = invoke(store, method, args);
+          if (dieAfterRevoke.get()
+              && result instanceof SandboxRecord r
+              && r.status() == SandboxStatus.RUNNING
+              && r.sessionKeyHash().isEmpty()) {
+            dead.set(true);
+          }
+          return result;
+        };
+    return (SandboxStore)
+        Proxy.newProxyInstance(
+            SandboxStore.class.getClassLoader(), new Class<?>[] {SandboxStore.class}, handler);
+  }
+
+  private static Object invoke(SandboxStore store, Method method, Object[] args) throws Throwable {
+    try {
+      return method.invoke(store, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+
+  /**
+   * A crash between a delete's first write (the key revoked in the store) and its next must not
+   * leave a RUNNING sandbox whose key is revoked in the store while its agent still takes it: the
+   * restarted control plane finishes the delete.
+   */
+  @Test
+  void aDeleteCutShortRightAfterItRevokedTheKeyIsFinishedByTheRestart() {
+    Started sandbox = startRunning(ALICE);
+    dieAfterRevoke.set(true);
+
+    assertThatThrownBy(() -> service().delete(ALICE, sandbox.id()))
+        .hasStackTraceContaining("the control plane died");
+    dieAfterRevoke.set(false);
+    dead.set(false); // the next control plane's writes go through
+    restart().reconcile();
+
+    assertThat(store().find(sandbox.id())).as("the record of the deleted sandbox").isEmpty();
+    assertThat(execute(sandbox.url(), Optional.of(sandbox.key()), "true"))
+        .as("its agent, with the key the delete revoked")
+        .isNotEqualTo(200);
   }
 
   @Override
