@@ -277,8 +277,7 @@ final class ContainerSpec {
   // the user's limit is an RLIMIT_NPROC the Sentry enforces per user on every clone (EAGAIN, as in
   // Linux), and the host cgroup gets the wide safety net of GvisorPids.
   private void pidsLimit(int limit, Map<String, Object> host) {
-    // No docker.runtime: the engine's default runtime runs it, which may be runsc (daemon.json).
-    if (settings.runtime().or(features::defaultRuntime).filter(features::gvisor).isEmpty()) {
+    if (settings.runtime().filter(features::gvisor).isEmpty()) {
       host.put("PidsLimit", limit);
       return;
     }
