@@ -10,8 +10,6 @@ import dev.paddock.client.PaddockClient;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -110,7 +108,7 @@ class CreateCrashTest {
     for (Created c : created) {
       for (int port : ports) {
         if (c.key().isPresent()) {
-          assertThat(answers(port, c.key().get()))
+          assertThat(AgentProbe.runsCommandWith(http, port, c.key().get()))
               .as("seed %d: the key of %s opens port %d", seed, c.id(), port)
               .isFalse();
         }
@@ -202,23 +200,6 @@ class CreateCrashTest {
     }
     try (var dirs = Files.list(dir)) {
       return dirs.toList();
-    }
-  }
-
-  /** Whether an agent on {@code port} runs a command with {@code key}. */
-  private boolean answers(int port, String key) throws InterruptedException {
-    HttpRequest request =
-        HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/api/bash/execute_bash_command"))
-            .timeout(Duration.ofSeconds(5))
-            .header("X-Session-API-Key", key)
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"true\",\"timeout\":5}"))
-            .build();
-    try {
-      return http.send(request, HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
-    } catch (IOException e) {
-      return false; // nothing listens there any more
     }
   }
 

@@ -12,8 +12,6 @@ import dev.paddock.controlplane.CgroupRoots;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -635,7 +633,7 @@ class LifecycleCrashCyclesTest {
           boolean frozen =
               owner.filter(o -> o.allowed.equals(EnumSet.of(Found.PAUSED))).isPresent();
           if (!own && !frozen) {
-            assertThat(answers(agent.getKey(), key))
+            assertThat(AgentProbe.runsCommandWith(http, agent.getKey(), key))
                 .as(
                     "seed %d, %s: a key of %s (%s) opens port %d of %s",
                     SEED, when, t.id, t.history, agent.getKey(), agent.getValue())
@@ -792,22 +790,5 @@ class LifecycleCrashCyclesTest {
 
   private Path workspace(String id) {
     return paddock.dataDir().resolve("sandboxes").resolve(id).resolve("workspace");
-  }
-
-  /** Whether an agent on {@code port} runs a command with {@code key}. */
-  private boolean answers(int port, String key) throws InterruptedException {
-    HttpRequest request =
-        HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/api/bash/execute_bash_command"))
-            .timeout(Duration.ofSeconds(5))
-            .header("X-Session-API-Key", key)
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString("{\"command\":\"true\",\"timeout\":5}"))
-            .build();
-    try {
-      return http.send(request, HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
-    } catch (IOException e) {
-      return false; // nothing listens there any more
-    }
   }
 }

@@ -6,7 +6,6 @@ import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.controlplane.SandboxBackendContract;
 import java.time.Duration;
-import java.util.Map;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,13 +32,7 @@ class RemoteBackendContractTest extends SandboxBackendContract {
 
   @Override
   protected SandboxBackend newBackend() {
-    return new RemoteBackendProvider()
-        .create(
-            Map.of(
-                "PADDOCK_REMOTE_RUNTIMES",
-                runtimeApis.setting(),
-                "PADDOCK_REMOTE_CLIENT",
-                "backend-contract"));
+    return runtimeApis.backend("backend-contract");
   }
 
   @Override

@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -46,13 +45,7 @@ class RemoteContractTest extends SandboxServiceContract {
 
   @Override
   protected SandboxBackend newBackend() {
-    return new RemoteBackendProvider()
-        .create(
-            Map.of(
-                "PADDOCK_REMOTE_RUNTIMES",
-                runtimeApis.setting(),
-                "PADDOCK_REMOTE_CLIENT",
-                "contract"));
+    return runtimeApis.backend("contract");
   }
 
   @Override

@@ -147,6 +147,14 @@ final class RuntimeApiProcesses implements AutoCloseable {
     return hosts.stream().map(h -> h.url() + "=" + h.key()).collect(Collectors.joining(","));
   }
 
+  /** A remote backend over these hosts, naming itself {@code client} to them. */
+  dev.paddock.api.spi.SandboxBackend backend(String client) {
+    return new RemoteBackendProvider()
+        .create(
+            java.util.Map.of(
+                "PADDOCK_REMOTE_RUNTIMES", setting(), "PADDOCK_REMOTE_CLIENT", client));
+  }
+
   /**
    * Live processes working in the runtime APIs' data directories (their agents, also those a
    * stopped runtime API left to its successor, which are no longer its descendants).

@@ -89,13 +89,7 @@ class RuntimeApiRestartTest {
   }
 
   private SandboxBackend backend() {
-    return new RemoteBackendProvider()
-        .create(
-            Map.of(
-                "PADDOCK_REMOTE_RUNTIMES",
-                runtimeApis.setting(),
-                "PADDOCK_REMOTE_CLIENT",
-                "restart-test"));
+    return runtimeApis.backend("restart-test");
   }
 
   private static RuntimeRequest request(String id) {
