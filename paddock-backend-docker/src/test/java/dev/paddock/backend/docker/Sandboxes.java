@@ -67,6 +67,10 @@ final class Sandboxes implements AutoCloseable {
     return new Sandbox(handle, key, admin);
   }
 
+  SandboxBackend backend() {
+    return backend;
+  }
+
   /** Remembers a handle made elsewhere (a resumed one) so close() destroys it too. */
   void track(RuntimeHandle handle) {
     started.add(handle);
@@ -75,7 +79,8 @@ final class Sandboxes implements AutoCloseable {
   String url(RuntimeHandle handle) {
     RuntimeState state = backend.inspect(handle);
     if (state.status() != SandboxStatus.RUNNING) {
-      throw new AssertionError("sandbox " + handle.sandboxId() + " is " + state.status());
+      throw new AssertionError(
+          "sandbox " + handle.sandboxId() + " is " + state.status() + " " + state.failure());
     }
     return state.urls().stream()
         .filter(u -> u.name().equals(ExposedUrl.AGENT_SERVER))
