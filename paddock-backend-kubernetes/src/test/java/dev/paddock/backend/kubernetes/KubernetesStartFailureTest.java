@@ -134,6 +134,68 @@ class KubernetesStartFailureTest {
         e -> assertThat(e.failure().kind()).isEqualTo(PodDiagnosis.UNSCHEDULABLE));
   }
 
+  @Test
+  void aStartWhoseSecretIsTakenRemovesWhatItMadeAndNothingElse() {
+    // The claim, Secret and NetworkPolicy are created at once: when one of them fails, the start
+    // must undo the others it made, and must not delete an object that was there before it.
+    backend = new KubernetesBackendProvider().create(cluster.settings(Map.of()));
+    String id = "sb-taken-" + Long.toHexString(System.nanoTime());
+    String secretName = SandboxObjects.secretName(id);
+    var client = cluster.client();
+    client
+        .secrets()
+        .inNamespace(KubernetesTestCluster.NAMESPACE)
+        .resource(
+            new io.fabric8.kubernetes.api.model.SecretBuilder()
+                .withNewMetadata()
+                .withName(secretName)
+                .endMetadata()
+                .addToStringData("someone-else", "keep me")
+                .build())
+        .create();
+    try {
+      String digest = KeyDigest.sha256Hex("taken-test-key");
+      RuntimeRequest request =
+          new RuntimeRequest(
+              id,
+              SandboxSpec.builder("example/any:1").workingDir("/workspace").build(),
+              Map.of(),
+              List.of(digest),
+              digest);
+      assertThatThrownBy(() -> backend.start(request))
+          .isInstanceOfSatisfying(
+              RuntimeStartException.class,
+              e -> {
+                assertThat(e.failure().kind()).isEqualTo(KubernetesBackend.API_ERROR);
+                assertThat(e.failure().rawDetail()).contains("409");
+              });
+      var ns = KubernetesTestCluster.NAMESPACE;
+      assertThat(
+              client
+                  .persistentVolumeClaims()
+                  .inNamespace(ns)
+                  .withName(SandboxObjects.claimName(id))
+                  .get())
+          .as("the claim this start made")
+          .isNull();
+      assertThat(
+              client
+                  .network()
+                  .networkPolicies()
+                  .inNamespace(ns)
+                  .withName(SandboxObjects.policyName(id))
+                  .get())
+          .as("the policy this start made")
+          .isNull();
+      assertThat(client.pods().inNamespace(ns).withName(SandboxObjects.podName(id)).get()).isNull();
+      var kept = client.secrets().inNamespace(ns).withName(secretName).get();
+      assertThat(kept).as("the Secret that was there before").isNotNull();
+      assertThat(kept.getMetadata().getLabels()).isNullOrEmpty();
+    } finally {
+      client.secrets().inNamespace(KubernetesTestCluster.NAMESPACE).withName(secretName).delete();
+    }
+  }
+
   /** Starts a sandbox of {@code image}, whose pods report {@code failure}; checks what it threw. */
   private void fails(
       String image, FakeKubelet.Failure failure, Consumer<RuntimeStartException> check) {
