@@ -7,12 +7,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** How the crash tests ask a loopback agent whether a key still opens it. */
-final class AgentProbe {
+/**
+ * How the crash tests ask a loopback agent whether a key still opens it. Public, in this module's
+ * test-jar, for the suites of {@code paddock-hardening}.
+ */
+public final class AgentProbe {
   private AgentProbe() {}
 
   /** Whether an agent on {@code port} runs a command with {@code key}. */
-  static boolean runsCommandWith(HttpClient http, int port, String key)
+  public static boolean runsCommandWith(HttpClient http, int port, String key)
       throws InterruptedException {
     HttpRequest request =
         HttpRequest.newBuilder(

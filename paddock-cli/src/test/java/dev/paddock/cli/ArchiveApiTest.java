@@ -157,7 +157,7 @@ class ArchiveApiTest {
       PaddockClient bob = user(plane, "bob");
       SandboxInfo sandbox = bob.create(Optional.empty(), true, TIMEOUT);
       run(bob, sandbox, "printf 'kept\\n' > kept.txt");
-      killAgent(sandbox.id());
+      plane.killAgent(sandbox.id());
 
       bob.delete(sandbox.id());
 
@@ -389,30 +389,6 @@ class ArchiveApiTest {
             .resolve(
                 "archives/workspace-archives/" + id + "/" + item.get("name") + ".manifest.json");
     return (Map<String, Object>) dev.paddock.http.Json.parseAny(Files.readAllBytes(file));
-  }
-
-  private static void killAgent(String sandboxId) throws Exception {
-    List<ProcessHandle> agents =
-        ProcessHandle.current()
-            .descendants()
-            .filter(p -> commandLine(p).contains(sandboxId))
-            .toList();
-    assertThat(agents).as("the sandbox's agent process").isNotEmpty();
-    for (ProcessHandle agent : agents) {
-      agent.destroyForcibly();
-      agent.onExit().get(10, TimeUnit.SECONDS);
-    }
-  }
-
-  // ProcessHandle.Info gives no command line when it is very long (a class path of many jars).
-  private static String commandLine(ProcessHandle process) {
-    try {
-      return new String(
-          Files.readAllBytes(Path.of("/proc/" + process.pid() + "/cmdline")),
-          StandardCharsets.UTF_8);
-    } catch (java.io.IOException e) {
-      return ""; // it exited meanwhile
-    }
   }
 
   private static int exec(Path dir, String... command) throws Exception {

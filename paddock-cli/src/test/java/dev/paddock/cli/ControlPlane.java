@@ -83,7 +83,7 @@ public final class ControlPlane implements BeforeEachCallback, AfterEachCallback
   }
 
   /** Archives on with {@code settings}, kept in {@code archives/} of the data dir. */
-  static ControlPlane archiving(ArchiveSettings settings) {
+  public static ControlPlane archiving(ArchiveSettings settings) {
     return new ControlPlane(b -> b.archives(settings));
   }
 
@@ -91,7 +91,7 @@ public final class ControlPlane implements BeforeEachCallback, AfterEachCallback
    * Archives on with {@code settings}, kept in the store {@code stores} makes (called once per
    * test, before the control plane starts; the store is closed after the test).
    */
-  static ControlPlane archiving(ArchiveSettings settings, Supplier<ArchiveStore> stores) {
+  public static ControlPlane archiving(ArchiveSettings settings, Supplier<ArchiveStore> stores) {
     return new ControlPlane(b -> b.archives(settings), data -> stores.get());
   }
 
@@ -268,6 +268,35 @@ public final class ControlPlane implements BeforeEachCallback, AfterEachCallback
   /** One reconcile pass, as {@code paddock server}'s loop runs it. */
   void reconcile() {
     service.reconcile();
+  }
+
+  /**
+   * Kills the agent of sandbox {@code sandboxId} with SIGKILL, as a crash or the OOM killer would,
+   * and returns once it is gone. Its agent is the child of this JVM whose command line names the
+   * sandbox (read from {@code /proc}: {@code ProcessHandle.Info} gives no command line when it is
+   * very long, a class path of many jars).
+   */
+  public void killAgent(String sandboxId) throws Exception {
+    List<ProcessHandle> agents =
+        ProcessHandle.current()
+            .descendants()
+            .filter(p -> commandLine(p).contains(sandboxId))
+            .toList();
+    assertThat(agents).as("the agent process of %s", sandboxId).isNotEmpty();
+    for (ProcessHandle agent : agents) {
+      agent.destroyForcibly();
+      agent.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+  }
+
+  private static String commandLine(ProcessHandle process) {
+    try {
+      return new String(
+          Files.readAllBytes(Path.of("/proc/" + process.pid() + "/cmdline")),
+          java.nio.charset.StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return ""; // it exited meanwhile
+    }
   }
 
   /** The backend, for what a test does to a runtime behind the control plane's back. */

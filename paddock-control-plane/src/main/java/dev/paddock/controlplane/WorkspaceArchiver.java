@@ -8,7 +8,10 @@ import dev.paddock.api.spi.SandboxAgent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
@@ -176,7 +179,7 @@ final class WorkspaceArchiver implements AutoCloseable {
     try (InputStream body = archive.get().body()) {
       return Optional.of(copy(body, temp, format, archive.get().repository(), timeout));
     } catch (IOException e) {
-      throw new ArchiveFailure("the " + format + " archive download failed: " + e, e);
+      throw new ArchiveFailure("the " + format + " archive download failed: " + describe(e), e);
     }
   }
 
@@ -267,7 +270,7 @@ final class WorkspaceArchiver implements AutoCloseable {
             null);
       }
     } catch (IOException e) {
-      throw new ArchiveFailure("uploading " + key + " failed: " + e, e);
+      throw new ArchiveFailure("uploading " + key + " failed: " + describe(e), e);
     }
   }
 
@@ -277,7 +280,7 @@ final class WorkspaceArchiver implements AutoCloseable {
       Files.writeString(temp, json);
       store.put(key, temp);
     } catch (IOException e) {
-      throw new ArchiveFailure("uploading " + key + " failed: " + e, e);
+      throw new ArchiveFailure("uploading " + key + " failed: " + describe(e), e);
     } finally {
       deleteQuietly(temp);
     }
@@ -328,7 +331,7 @@ final class WorkspaceArchiver implements AutoCloseable {
       }
     } catch (IOException e) {
       held.remove(base);
-      throw new ArchiveFailure("the archive store cannot be listed: " + e, e);
+      throw new ArchiveFailure("the archive store cannot be listed: " + describe(e), e);
     }
     held.remove(base);
     return true;
@@ -338,8 +341,26 @@ final class WorkspaceArchiver implements AutoCloseable {
     try {
       return Files.createTempFile("paddock-archive-" + what + "-", ".part");
     } catch (IOException e) {
-      throw new ArchiveFailure("no temporary file for the archive: " + e, e);
+      throw new ArchiveFailure("no temporary file for the archive: " + describe(e), e);
     }
+  }
+
+  /**
+   * What a failure's message says of an I/O error: its cause ("No space left on device", "Read-only
+   * file system"), not the exception's class nor the paths on the control plane's host that a
+   * {@link FileSystemException}'s message names. The whole exception is logged.
+   */
+  static String describe(IOException e) {
+    if (e instanceof FileSystemException fs) {
+      if (fs.getReason() != null) {
+        return fs.getReason();
+      }
+      if (fs instanceof NoSuchFileException) {
+        return "a file or directory is missing";
+      }
+      return fs instanceof AccessDeniedException ? "permission denied" : "file system error";
+    }
+    return e.getMessage() == null ? "I/O error" : e.getMessage();
   }
 
   private static void deleteQuietly(Path file) {
