@@ -36,10 +36,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code paddock server} as its own process on port 0 with the process backend and a temporary data
  * dir, and the CLI run as its own process against it ({@link #cli}). After each test: the server is
  * stopped, and the test fails if an agent process of its data dir or a sandbox cgroup is left
- * behind; the data dir is removed.
+ * behind; the data dir is removed. Public, in this module's test-jar, for the suites of {@code
+ * paddock-hardening}.
  */
-final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
-  static final String ADMIN_KEY = "pdk_cli-test-admin-key-0123456789abcdef0123";
+public final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
+  public static final String ADMIN_KEY = "pdk_cli-test-admin-key-0123456789abcdef0123";
   private static final Pattern LISTENING = Pattern.compile("listening on (https?://[^ ]+)");
 
   private Path dataDir;
@@ -117,7 +118,7 @@ final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
   }
 
   /** As {@link #start()}, with {@code settings} added to the server's environment. */
-  String start(Map<String, String> settings) throws IOException {
+  public String start(Map<String, String> settings) throws IOException {
     Map<String, String> env = new java.util.HashMap<>();
     env.put("PADDOCK_ADMIN_KEY", ADMIN_KEY);
     env.put("agent.command", ProcessBackendProvider.classPathAgentCommand());
@@ -194,12 +195,17 @@ final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
     server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
   }
 
-  Path dataDir() {
+  public Path dataDir() {
     return dataDir;
   }
 
-  String url() {
+  public String url() {
     return url;
+  }
+
+  /** The running server's process id, for what the test reads of it ({@code /proc}, jcmd). */
+  public long pid() {
+    return server.pid();
   }
 
   /**
@@ -266,7 +272,7 @@ final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
   }
 
   /** Sandbox cgroups that did not exist before the test. */
-  Set<Path> newCgroups() throws IOException {
+  public Set<Path> newCgroups() throws IOException {
     Set<Path> cgroups = sandboxCgroups();
     cgroups.removeAll(cgroupsBefore);
     return cgroups;
@@ -285,7 +291,7 @@ final class ServerProcess implements BeforeEachCallback, AfterEachCallback {
   }
 
   /** Pids of live processes labelled by a sandbox of this test's data dir. */
-  List<Long> labelledAgents() throws IOException {
+  public List<Long> labelledAgents() throws IOException {
     List<Long> pids = new ArrayList<>();
     try (var procs = Files.list(Path.of("/proc"))) {
       for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {

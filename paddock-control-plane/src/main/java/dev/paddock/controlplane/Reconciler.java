@@ -133,9 +133,26 @@ final class Reconciler {
     }
     if (state.status() == SandboxStatus.MISSING) {
       markMissing(record, report);
+    } else if (slowToAnswer(record, handle.get(), state)) {
+      report.adopted.add(record.id());
     } else {
       adopt(record, handle.get(), state, report);
     }
+  }
+
+  /**
+   * A RUNNING sandbox whose runtime is still the one it served from but whose agent did not answer
+   * the backend's probe in time (a loaded host, a long GC): backends call that STARTING, but an
+   * agent that served does not start again, so it stays RUNNING with its key. Adopting STARTING
+   * would revoke the owner's key in the store for good (the next pass adopts RUNNING without one)
+   * and shut the gateway's door on a working agent (found by the load suite: 50 sandboxes starting
+   * at once on 2 cores). A dead agent is ERROR and a gone one MISSING, and those still apply.
+   */
+  private static boolean slowToAnswer(
+      SandboxRecord record, RuntimeHandle handle, RuntimeState state) {
+    return record.status() == SandboxStatus.RUNNING
+        && state.status() == SandboxStatus.STARTING
+        && record.runtime().equals(Optional.of(handle));
   }
 
   /** The listing says what the record says: nothing to change, no inspect needed. */
