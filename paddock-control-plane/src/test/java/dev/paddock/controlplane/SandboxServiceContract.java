@@ -3,6 +3,8 @@ package dev.paddock.controlplane;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.jr.ob.JSON;
+import dev.paddock.api.ArchiveStore;
 import dev.paddock.api.Caller;
 import dev.paddock.api.CapacityExceededException;
 import dev.paddock.api.InvalidRequestException;
@@ -41,6 +43,7 @@ import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -67,7 +70,11 @@ public abstract class SandboxServiceContract {
   private static final String MASTER_SECRET = "contract-suite-master-secret-0123456789abcdef";
   private static final String SESSION_HEADER = "X-Session-API-Key";
 
+  /** Appends the time in ms to {@code ticks} in the workspace every 20 ms, until ended. */
+  private static final String TICKER = "while :; do date +%s%3N >> ticks; sleep 0.02; done";
+
   private final TickingClock clock = new TickingClock();
+  private final Map<String, RuntimeFailure.Kind> startFailures = new ConcurrentHashMap<>();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final List<SandboxBackend> backends = new ArrayList<>();
@@ -106,6 +113,33 @@ public abstract class SandboxServiceContract {
   /** Whether commands in this backend's sandboxes see the env a create asks for; default yes. */
   protected boolean backendAppliesEnv() {
     return true;
+  }
+
+  /**
+   * The class of failure {@link #failingSpec()}'s start ends in; default {@code EXITED} (the agent
+   * exits while starting). The contract asserts exactly this kind, and its safe message.
+   */
+  protected RuntimeFailure.Kind failingSpecKind() {
+    return RuntimeFailure.Kind.EXITED;
+  }
+
+  /**
+   * Whether a paused sandbox's processes come back on resume (frozen, then thawed: the default). A
+   * backend whose pause ends them (the Kubernetes backend deletes the pod and keeps its volume)
+   * says false: the contract then checks that nothing ran while paused, that the workspace came
+   * back, and that a new process runs after the resume.
+   */
+  protected boolean pauseKeepsProcesses() {
+    return true;
+  }
+
+  /**
+   * Where every delete of a RUNNING sandbox archives its workspace first (archive-before-delete on,
+   * required, {@code tar.gz}, prefix {@code ws}); empty (the default): archiving off. Return the
+   * same store on every call.
+   */
+  protected Optional<ArchiveStore> archiveStore() {
+    return Optional.empty();
   }
 
   /**
@@ -155,9 +189,31 @@ public abstract class SandboxServiceContract {
     backend.list().forEach(backend::destroy);
   }
 
-  /** Settings every test starts from: the suite's master secret and clock, no limits. */
+  /**
+   * Settings every test starts from: the suite's master secret and clock, no limits, the start
+   * failures recorded by kind, and archiving as {@link #archiveStore()} says.
+   */
   protected ControlPlaneConfig.Builder config() {
-    return ControlPlaneConfig.builder(MASTER_SECRET).clock(clock).startTimeout(READY);
+    ControlPlaneConfig.Builder config =
+        ControlPlaneConfig.builder(MASTER_SECRET)
+            .clock(clock)
+            .startTimeout(READY)
+            .events(
+                new SandboxEvents() {
+                  @Override
+                  public void startFailed(String sandboxId, RuntimeFailure.Kind kind) {
+                    startFailures.put(sandboxId, kind);
+                  }
+                });
+    archiveStore()
+        .ifPresent(
+            archives ->
+                config
+                    .archives(
+                        new ArchiveSettings(
+                            true, true, ArchiveSettings.TAR_GZ, Duration.ofSeconds(60), "ws"))
+                    .archiveStore(archives));
+    return config;
   }
 
   /** A service with {@code config}, over this test's store and current backend; becomes current. */
@@ -245,6 +301,35 @@ public abstract class SandboxServiceContract {
     }
   }
 
+  /**
+   * Starts {@code command} in the background on the agent at {@code url} (ends with the sandbox).
+   */
+  private void startInBackground(String url, String key, String command) throws Exception {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(url + "/api/bash/start_bash_command"))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
+            .header(SESSION_HEADER, key)
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    JSON.std.asString(Map.of("command", command, "timeout", 900))))
+            .build();
+    HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+  }
+
+  /** The timestamps the ticker wrote so far, read through the agent. */
+  private List<Long> ticks(String url, String key) throws IOException {
+    HttpResponse<String> cat =
+        bash(url, Optional.of(key), "cat ticks 2>/dev/null || true").orElseThrow();
+    assertThat(cat.statusCode()).as(cat.body()).isEqualTo(200);
+    return String.valueOf(JSON.std.mapFrom(cat.body()).get("stdout"))
+        .lines()
+        .filter(line -> line.matches("\\d{13}"))
+        .map(Long::parseLong)
+        .toList();
+  }
+
   private SandboxStatus statusOf(Caller caller, String id) {
     return service.get(caller, id).orElseThrow().status();
   }
@@ -287,10 +372,55 @@ public abstract class SandboxServiceContract {
   }
 
   @Test
-  void deleteRemovesTheSandboxAndItsRuntime() {
+  void nothingInThePausedSandboxRunsUntilItIsResumed() throws Exception {
     Started sandbox = startRunning(ALICE);
+    startInBackground(sandbox.url(), sandbox.key(), TICKER);
+    Awaitility.await("the ticker ticks")
+        .atMost(READY)
+        .until(() -> ticks(sandbox.url(), sandbox.key()).size() > 3);
+
+    service.pause(ALICE, sandbox.id());
+    long pausedAt = System.currentTimeMillis();
+    // Not synchronisation: the window over which "nothing runs while paused" is observed. The
+    // ticker writes a timestamp every 20 ms, so 400 ms paused would leave ~20 of them; none may
+    // fall inside the window (read after the resume, as nothing can be read while paused).
+    Awaitility.await("the sandbox stays paused")
+        .during(Duration.ofMillis(400))
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> statusOf(ALICE, sandbox.id()) == SandboxStatus.PAUSED);
+    long resumedAt = System.currentTimeMillis();
+    SandboxInfo resumed = service.resume(ALICE, sandbox.id()).orElseThrow();
+    String url = resumed.agentServerUrl().orElseThrow();
+    String key = resumed.sessionApiKey().orElseThrow();
+
+    if (!pauseKeepsProcesses()) {
+      assertThat(ticks(url, key))
+          .as("ticks kept in the workspace, none written while paused or after (%d..)", pausedAt)
+          .isNotEmpty()
+          .noneMatch(t -> t > pausedAt + 20);
+      startInBackground(url, key, TICKER);
+    }
+    Awaitility.await("ticks after the resume")
+        .atMost(READY)
+        .until(() -> ticks(url, key).stream().anyMatch(t -> t > resumedAt));
+    assertThat(ticks(url, key))
+        .as("ticks written while paused (%d..%d)", pausedAt, resumedAt)
+        .noneMatch(t -> t > pausedAt + 20 && t < resumedAt - 20);
+  }
+
+  @Test
+  void deleteRemovesTheSandboxAndItsRuntime() throws Exception {
+    Started sandbox = startRunning(ALICE);
+    assertThat(execute(sandbox.url(), Optional.of(sandbox.key()), "echo kept > kept.txt"))
+        .isEqualTo(200);
 
     assertThat(service.delete(ALICE, sandbox.id())).isTrue();
+
+    if (archiveStore().isPresent()) {
+      assertThat(archiveStore().get().list("ws/" + sandbox.id() + "/"))
+          .as("the workspace archived before the delete")
+          .isNotEmpty();
+    }
 
     assertThat(service.get(ALICE, sandbox.id())).isEmpty();
     assertThat(store.find(sandbox.id())).isEmpty();
@@ -501,17 +631,17 @@ public abstract class SandboxServiceContract {
   void startFailureEndsInErrorWithASafeMessageAndAReference() {
     SandboxInfo started = service.start(ALICE, Optional.of(failingSpec().id()), Optional.empty());
     String id = started.id();
-    List<String> safeDetails =
-        RuntimeFailure.Kind.shared().stream()
-            .map(k -> k.safeMessage() + " (reference: " + id + ")")
-            .toList();
+    RuntimeFailure.Kind kind = failingSpecKind();
+    String safeDetail = kind.safeMessage() + " (reference: " + id + ")";
 
     assertThatThrownBy(() -> service.waitUntilRunning(ALICE, id, READY))
         .isInstanceOf(SandboxStartException.class)
-        .satisfies(e -> assertThat(safeDetails).contains(e.getMessage()));
+        .hasMessage(safeDetail);
+    assertThat(startFailures.get(id)).as("the failure's kind").isNotNull();
+    assertThat(startFailures.get(id).id()).as("the failure's kind").isEqualTo(kind.id());
     SandboxInfo failed = service.get(ALICE, id).orElseThrow();
     assertThat(failed.status()).isEqualTo(SandboxStatus.ERROR);
-    assertThat(safeDetails).contains(failed.statusDetail().orElseThrow());
+    assertThat(failed.statusDetail()).contains(safeDetail);
     assertThat(failed.exposedUrls()).isEmpty();
     assertThat(service.getBySessionKey(started.sessionApiKey().orElseThrow())).isEmpty();
     assertThat(store.find(id).orElseThrow().sessionKeyHash()).isEmpty();

@@ -59,6 +59,12 @@ class KubernetesServiceContractTest extends SandboxServiceContract {
         .build();
   }
 
+  /** Pause deletes the pod (its processes end) and keeps the claim with the workspace. */
+  @Override
+  protected boolean pauseKeepsProcesses() {
+    return false;
+  }
+
   @Override
   protected void assertNothingLeaked() {
     try {

@@ -2,6 +2,7 @@ package dev.paddock.backend.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.controlplane.MarkedProcesses;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.Set;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 
@@ -51,6 +53,7 @@ public final class KubernetesTestCluster implements AutoCloseable {
   private final KubernetesClient client;
   private final Optional<FakeKubelet> kubelet;
   private final Map<String, String> settings;
+  private final Set<String> markedBefore = MarkedProcesses.snapshot();
 
   private KubernetesTestCluster(
       Optional<KubernetesMockServer> server,
@@ -141,6 +144,9 @@ public final class KubernetesTestCluster implements AutoCloseable {
                   });
               assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive))
                   .as("processes left behind")
+                  .isEmpty();
+              assertThat(MarkedProcesses.newSince(markedBefore))
+                  .as("Paddock-marked processes left on the machine (orphans included)")
                   .isEmpty();
             });
   }

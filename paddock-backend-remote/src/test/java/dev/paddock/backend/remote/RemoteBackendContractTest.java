@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.controlplane.MarkedProcesses;
 import dev.paddock.controlplane.SandboxBackendContract;
 import java.time.Duration;
+import java.util.Set;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class RemoteBackendContractTest extends SandboxBackendContract {
   private static RuntimeApiProcesses runtimeApis;
+  private final Set<String> markedBefore = MarkedProcesses.snapshot();
 
   @BeforeAll
   static void startRuntimeApis() {
@@ -45,7 +48,13 @@ class RemoteBackendContractTest extends SandboxBackendContract {
     Awaitility.await("no agent left under the runtime APIs")
         .atMost(Duration.ofSeconds(15))
         .pollInterval(Duration.ofMillis(50))
-        .untilAsserted(() -> assertThat(runtimeApis.processesInDataDirs()).isEmpty());
+        .untilAsserted(
+            () -> {
+              assertThat(runtimeApis.processesInDataDirs()).isEmpty();
+              assertThat(MarkedProcesses.newSince(markedBefore))
+                  .as("Paddock-marked processes left on the machine (orphans included)")
+                  .isEmpty();
+            });
     assertThat(runtimeApis.sandboxDirs()).as("sandbox directories left behind").isEmpty();
   }
 }

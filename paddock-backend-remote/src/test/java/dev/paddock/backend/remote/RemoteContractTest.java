@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.controlplane.CgroupRoots;
+import dev.paddock.controlplane.MarkedProcesses;
 import dev.paddock.controlplane.SandboxServiceContract;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.BeforeAll;
 class RemoteContractTest extends SandboxServiceContract {
   private static RuntimeApiProcesses runtimeApis;
   private static Set<Path> cgroupsBefore;
+  private final Set<String> markedBefore = MarkedProcesses.snapshot();
   private TestDatabase database;
 
   @BeforeAll
@@ -72,7 +74,13 @@ class RemoteContractTest extends SandboxServiceContract {
       Awaitility.await("no agent left under the runtime APIs")
           .atMost(Duration.ofSeconds(15))
           .pollInterval(Duration.ofMillis(50))
-          .untilAsserted(() -> assertThat(runtimeApis.agents()).isEmpty());
+          .untilAsserted(
+              () -> {
+                assertThat(runtimeApis.agents()).isEmpty();
+                assertThat(MarkedProcesses.newSince(markedBefore))
+                    .as("Paddock-marked processes left on the machine (orphans included)")
+                    .isEmpty();
+              });
       assertThat(runtimeApis.sandboxDirs()).as("sandbox directories left behind").isEmpty();
       Set<Path> cgroups = sandboxCgroups();
       cgroups.removeAll(cgroupsBefore);

@@ -2,6 +2,7 @@ package dev.paddock.backend.ssh;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.controlplane.MarkedProcesses;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,8 +15,9 @@ import org.awaitility.Awaitility;
 
 /**
  * What the SSH backend may leave on the test host (which is this machine): sandbox directories,
- * agent or command processes working under the remote directory, per-sandbox cgroups, and ssh
- * client processes of the control plane.
+ * agent or command processes working under the remote directory, any process of the machine Paddock
+ * marked (by environment or cgroup) that was not there when this check was made (orphans reparented
+ * to init included), per-sandbox cgroups, and ssh client processes of the control plane.
  */
 final class HostLeaks {
   private static final List<Path> CGROUP_ROOTS =
@@ -23,6 +25,7 @@ final class HostLeaks {
 
   private final Path remoteDir;
   private final Set<Path> cgroupsBefore;
+  private final Set<String> markedBefore = MarkedProcesses.snapshot();
 
   HostLeaks(Path remoteDir) {
     this.remoteDir = remoteDir;
@@ -37,6 +40,9 @@ final class HostLeaks {
             () -> {
               assertThat(processesUnder(remoteDir)).as("host processes left behind").isEmpty();
               assertThat(sshClients()).as("ssh clients left behind").isEmpty();
+              assertThat(MarkedProcesses.newSince(markedBefore))
+                  .as("Paddock-marked processes left on the machine (orphans included)")
+                  .isEmpty();
             });
     Set<Path> cgroups = cgroups();
     cgroups.removeAll(cgroupsBefore);

@@ -147,6 +147,12 @@ class InProcessContractTest extends SandboxServiceContract {
     return List.of(SandboxSpec.builder("held").command(InProcessBackend.HOLD).build());
   }
 
+  // Pause stops the in-JVM agent and its commands die with it (see InProcessBackend).
+  @Override
+  protected boolean pauseKeepsProcesses() {
+    return false;
+  }
+
   // The agents run in this JVM and share its environment.
   @Override
   protected boolean backendAppliesEnv() {

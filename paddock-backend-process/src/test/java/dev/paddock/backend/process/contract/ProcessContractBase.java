@@ -20,6 +20,11 @@ abstract class ProcessContractBase extends SandboxServiceContract {
   private final Path dataDir = leaks.dataDir();
   private TestDatabase database;
 
+  /** This test's data directory (removed by the leak check after the test). */
+  final Path dataDir() {
+    return dataDir;
+  }
+
   /** The database this run's store lives in (SQLite file or a PostgreSQL schema). */
   abstract TestDatabase database();
 

@@ -3,6 +3,7 @@ package dev.paddock.backend.process.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.controlplane.CgroupRoots;
+import dev.paddock.controlplane.MarkedProcesses;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -16,14 +17,17 @@ import org.awaitility.Awaitility;
 
 /**
  * What a process-backend test may leave behind, checked after it: agent processes (children of this
- * JVM), per-sandbox cgroups ({@code sb-*}) new since the test began, and sandbox directories under
- * its data directory, which it then removes.
+ * JVM, and any process of the machine Paddock marked, by environment or cgroup, that was not there
+ * when the test began: an orphan reparented to init is found too), per-sandbox cgroups ({@code
+ * sb-*}) new since the test began, and sandbox directories under its data directory, which it then
+ * removes.
  */
 final class ProcessLeaks {
   private static final List<Path> CGROUP_ROOTS = CgroupRoots.all();
 
   private final Path dataDir;
   private final Set<Path> cgroupsBefore;
+  private final Set<String> markedBefore = MarkedProcesses.snapshot();
 
   ProcessLeaks() {
     try {
@@ -45,10 +49,14 @@ final class ProcessLeaks {
           .atMost(Duration.ofSeconds(15))
           .pollInterval(Duration.ofMillis(50))
           .untilAsserted(
-              () ->
-                  assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive))
-                      .as("processes left behind")
-                      .isEmpty());
+              () -> {
+                assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive))
+                    .as("processes left behind")
+                    .isEmpty();
+                assertThat(MarkedProcesses.newSince(markedBefore))
+                    .as("Paddock-marked processes left on the machine (orphans included)")
+                    .isEmpty();
+              });
       Set<Path> cgroups = sandboxCgroups();
       cgroups.removeAll(cgroupsBefore);
       assertThat(cgroups).as("cgroups left behind").isEmpty();
