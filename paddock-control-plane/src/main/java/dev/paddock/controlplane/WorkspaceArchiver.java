@@ -197,7 +197,9 @@ final class WorkspaceArchiver implements AutoCloseable {
       if (Thread.currentThread().isInterrupted()) {
         throw new ArchiveFailure("interrupted while archiving", e);
       }
-      throw new ArchiveFailure("the agent could not send the " + format + " archive: " + e, e);
+      // The call's message names the agent's address: it goes to the log with the exception.
+      throw new ArchiveFailure(
+          "the agent could not send the " + format + " archive (its call failed; see the log)", e);
     }
   }
 
@@ -359,6 +361,11 @@ final class WorkspaceArchiver implements AutoCloseable {
         return "a file or directory is missing";
       }
       return fs instanceof AccessDeniedException ? "permission denied" : "file system error";
+    }
+    // An IOException made from its cause (new IOException(cause), as the JDK's HTTP body streams
+    // do) has the cause's toString as its message: a class name, so the cause is told instead.
+    if (e.getCause() != null && String.valueOf(e.getCause()).equals(e.getMessage())) {
+      return e.getCause() instanceof IOException cause ? describe(cause) : "I/O error";
     }
     return e.getMessage() == null ? "I/O error" : e.getMessage();
   }

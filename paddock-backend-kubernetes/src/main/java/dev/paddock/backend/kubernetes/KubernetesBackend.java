@@ -34,7 +34,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -136,10 +135,11 @@ final class KubernetesBackend implements SandboxBackend {
   /**
    * Creates the sandbox's claim and the objects its pod needs (Secret, NetworkPolicy) at once, one
    * virtual thread each, joined before it returns: none depends on another, and on a real cluster
-   * each create is a round trip the start would otherwise wait for in turn. When any fails, only
-   * the objects this call created are removed (a claim or Secret that was there already, e.g. of a
-   * sandbox with the same id, is not this start's to delete), and the claim's failure is the one
-   * reported when it failed.
+   * each create is a round trip the start would otherwise wait for in turn. When any fails, the
+   * objects this call may have made are removed: every one but those refused with 409 (already
+   * there, e.g. of a sandbox with the same id: not this start's to delete); a create that failed
+   * otherwise (a timeout, a 5xx) may still have been made by the server. The claim's failure is the
+   * one reported when it failed.
    */
   private void createTogether(String id, HasMetadata claim, List<HasMetadata> others) {
     List<HasMetadata> all = new ArrayList<>();
@@ -151,48 +151,58 @@ final class KubernetesBackend implements SandboxBackend {
         creates.add(threads.submit(() -> create(object)));
       }
     }
-    List<HasMetadata> created = new ArrayList<>();
+    // Closing the executor waits for every create; an interrupt meanwhile is kept for the caller,
+    // but the clean-up below must still reach the API (fabric8 refuses calls while interrupted).
+    boolean interrupted = Thread.interrupted();
+    List<HasMetadata> ours = new ArrayList<>();
     RuntimeStartException failure = null;
     for (int i = 0; i < all.size(); i++) {
       Optional<RuntimeException> error = failureOf(creates.get(i));
-      if (error.isEmpty()) {
-        created.add(all.get(i));
-      } else if (failure == null) {
+      if (error.isEmpty() || !isConflict(error.get())) {
+        ours.add(all.get(i));
+      }
+      if (error.isPresent() && failure == null) {
         failure =
             asStartFailure(
                 error.get(), i == 0 ? "creating the workspace claim of " + id : "starting " + id);
-      } else {
+      } else if (error.isPresent()) {
         failure.addSuppressed(error.get());
       }
     }
-    if (failure == null) {
-      return;
-    }
-    LOG.log(System.Logger.Level.WARNING, "kubernetes: start of {0} failed: {1}", id, failure);
-    for (HasMetadata object : created) {
-      try {
-        client.resource(object).inNamespace(namespace).delete();
-      } catch (RuntimeException cleanup) {
-        failure.addSuppressed(cleanup);
+    if (failure != null) {
+      LOG.log(System.Logger.Level.WARNING, "kubernetes: start of {0} failed: {1}", id, failure);
+      for (HasMetadata object : ours) {
+        try {
+          client.resource(object).inNamespace(namespace).delete();
+        } catch (RuntimeException cleanup) {
+          failure.addSuppressed(cleanup);
+        }
       }
     }
-    throw failure;
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private static boolean isConflict(RuntimeException e) {
+    return e instanceof KubernetesClientException api && api.getCode() == 409;
   }
 
   /** What a finished create threw, if anything. */
   private static Optional<RuntimeException> failureOf(Future<?> create) {
-    try {
-      create.get();
-      return Optional.empty();
-    } catch (ExecutionException e) {
-      return Optional.of(
-          e.getCause() instanceof RuntimeException runtime
-              ? runtime
-              : new IllegalStateException(e.getCause()));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Optional.of(failure(Kind.UNKNOWN, "interrupted while creating the sandbox's objects"));
-    }
+    return switch (create.state()) {
+      case SUCCESS -> Optional.empty();
+      case FAILED ->
+          Optional.of(
+              create.exceptionNow() instanceof RuntimeException runtime
+                  ? runtime
+                  : new IllegalStateException(create.exceptionNow()));
+      default ->
+          Optional.of(failure(Kind.UNKNOWN, "a create of the sandbox's objects was cut off"));
+    };
   }
 
   /**
