@@ -8,6 +8,10 @@ import dev.paddock.api.Resources;
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.SandboxBackend;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +19,7 @@ import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,6 +39,7 @@ import org.junit.jupiter.api.Test;
  */
 class DockerIsolationTest {
   private static DockerEngine engine;
+  private static boolean gvisor;
   private static Set<String> before;
   private static SandboxBackend backend;
   private static Sandboxes sandboxes;
@@ -42,6 +48,8 @@ class DockerIsolationTest {
   @BeforeAll
   static void start() {
     engine = DockerTestEngine.require();
+    // Asked once: the engine's runtimes do not change during the suite.
+    gvisor = DockerTestEngine.runtime().filter(new EngineFeatures(engine)::gvisor).isPresent();
     before = DockerTestEngine.managedContainers(engine);
     backend = DockerTestEngine.backend(Map.of());
     sandboxes = new Sandboxes(backend);
@@ -82,11 +90,6 @@ class DockerIsolationTest {
     try {
       return sandboxes.exec(sandbox, command, timeoutSeconds);
     } catch (RuntimeException e) {
-      try {
-        java.nio.file.Files.writeString(java.nio.file.Path.of("/tmp/fb-hang"), sandbox.container());
-        Thread.sleep(150_000);
-      } catch (Exception x) {
-      }
       throw new IllegalStateException(
           "no answer to "
               + command
@@ -110,11 +113,10 @@ class DockerIsolationTest {
             "memory/docker/%s/memory.max_usage_in_bytes",
             "system.slice/docker-%s.scope/pids.peak",
             "system.slice/docker-%s.scope/memory.peak")) {
-      java.nio.file.Path path =
-          java.nio.file.Path.of("/sys/fs/cgroup", file.formatted(sandbox.container()));
+      Path path = Path.of("/sys/fs/cgroup", file.formatted(sandbox.container()));
       try {
-        found.add(path.getFileName() + "=" + java.nio.file.Files.readString(path).trim());
-      } catch (java.io.IOException | RuntimeException e) {
+        found.add(path.getFileName() + "=" + Files.readString(path).trim());
+      } catch (IOException | RuntimeException e) {
         // Not this cgroup layout: the other one's files are tried.
       }
     }
@@ -188,8 +190,8 @@ class DockerIsolationTest {
     Map<String, Object> bomb = execOrExplain("b() { b | b; }; b", underGvisor() ? 2 : 5);
     assertThat(bomb.get("timed_out")).isEqualTo(true);
     // Every process of the bomb was killed with its group; the sandbox answers again.
-    org.awaitility.Awaitility.await()
-        .atMost(java.time.Duration.ofSeconds(30))
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () -> {
               Map<String, Object> ps =
@@ -207,15 +209,15 @@ class DockerIsolationTest {
   }
 
   private static boolean underGvisor() {
-    return DockerTestEngine.runtime().filter(new EngineFeatures(engine)::gvisor).isPresent();
+    return gvisor;
   }
 
   // runc: the container's pids cgroup holds the sandbox's tasks and refused forks at 128 ("max N"
   // counts refusals). Right after the bomb, a command may still wait out bash's fork retries; the
   // sandbox has survived when one runs and answers in full again.
   private static void forksWereRefusedByTheCgroup() {
-    org.awaitility.Awaitility.await()
-        .atMost(java.time.Duration.ofSeconds(30))
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () -> {
               Map<String, Object> events =
@@ -239,8 +241,8 @@ class DockerIsolationTest {
     assertThat(bomb.toString()).contains("Resource temporarily unavailable");
     // Right after the bomb, gVisor may still be releasing its tasks: the shell that answers
     // needs a fork of its own.
-    org.awaitility.Awaitility.await()
-        .atMost(java.time.Duration.ofSeconds(30))
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () -> assertThat(Sandboxes.stdout(execOrExplain("ulimit -u", 60))).isEqualTo("128\n"));
     Map<String, Object> host =

@@ -10,6 +10,7 @@ import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.api.spi.SandboxBackend;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -146,7 +147,7 @@ class KubernetesStartFailureTest {
         .secrets()
         .inNamespace(KubernetesTestCluster.NAMESPACE)
         .resource(
-            new io.fabric8.kubernetes.api.model.SecretBuilder()
+            new SecretBuilder()
                 .withNewMetadata()
                 .withName(secretName)
                 .endMetadata()
@@ -154,14 +155,7 @@ class KubernetesStartFailureTest {
                 .build())
         .create();
     try {
-      String digest = KeyDigest.sha256Hex("taken-test-key");
-      RuntimeRequest request =
-          new RuntimeRequest(
-              id,
-              SandboxSpec.builder("example/any:1").workingDir("/workspace").build(),
-              Map.of(),
-              List.of(digest),
-              digest);
+      RuntimeRequest request = request(id, "example/any:1");
       assertThatThrownBy(() -> backend.start(request))
           .isInstanceOfSatisfying(
               RuntimeStartException.class,
@@ -207,14 +201,7 @@ class KubernetesStartFailureTest {
         new KubernetesBackendProvider()
             .create(cluster.settings(Map.of("kubernetes.ready-timeout", "2s")));
     String id = "sb-fail-" + Long.toHexString(System.nanoTime());
-    String digest = KeyDigest.sha256Hex("failure-test-key");
-    RuntimeRequest request =
-        new RuntimeRequest(
-            id,
-            SandboxSpec.builder(image).workingDir("/workspace").build(),
-            Map.of(),
-            List.of(digest),
-            digest);
+    RuntimeRequest request = request(id, image);
 
     assertThatThrownBy(() -> backend.start(request))
         .isInstanceOfSatisfying(
@@ -224,5 +211,16 @@ class KubernetesStartFailureTest {
               assertThat(e.failure().safeMessage()).doesNotContain(image, "127.", "paddock-sb");
             });
     assertThat(backend.list()).extracting(RuntimeHandle::sandboxId).doesNotContain(id);
+  }
+
+  /** A start of sandbox {@code id} on {@code image}, with one test key as session and admin key. */
+  private static RuntimeRequest request(String id, String image) {
+    String digest = KeyDigest.sha256Hex("failure-test-key");
+    return new RuntimeRequest(
+        id,
+        SandboxSpec.builder(image).workingDir("/workspace").build(),
+        Map.of(),
+        List.of(digest),
+        digest);
   }
 }
