@@ -43,10 +43,35 @@ public final class ServerProcess implements BeforeEachCallback, AfterEachCallbac
   public static final String ADMIN_KEY = "pdk_cli-test-admin-key-0123456789abcdef0123";
   private static final Pattern LISTENING = Pattern.compile("listening on (https?://[^ ]+)");
 
+  /**
+   * JVM options of a test's server: C1 only and the serial collector. A test server lives for
+   * seconds to a minute, mostly starting and reconciling; on two cores shared with its agents, C2's
+   * compilations are CPU taken from them, and the crash cycles alone restart servers dozens of
+   * times. Its behaviour does not depend on either. Suites that measure a server ({@link
+   * #measured()}) run it as an operator would, with the JVM's defaults.
+   */
+  private static final List<String> SHORT_LIVED =
+      List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
+  private final List<String> jvmOptions;
   private Path dataDir;
   private Process server;
   private String url;
   private Set<Path> cgroupsBefore;
+
+  /** A server for a test that checks behaviour ({@link #SHORT_LIVED} JVM options). */
+  public ServerProcess() {
+    this(SHORT_LIVED);
+  }
+
+  private ServerProcess(List<String> jvmOptions) {
+    this.jvmOptions = jvmOptions;
+  }
+
+  /** A server for a suite that measures it (load, latency): the JVM's default options. */
+  public static ServerProcess measured() {
+    return new ServerProcess(List.of());
+  }
 
   /** What one CLI run printed and how it exited. */
   record Run(int exit, String out, String err) {}
@@ -129,7 +154,7 @@ public final class ServerProcess implements BeforeEachCallback, AfterEachCallbac
     env.put("process.stop-grace", "3s");
     env.put("PADDOCK_RECONCILE_SECONDS", "1");
     env.putAll(settings);
-    Launched launched = launch(dataDir, env);
+    Launched launched = launch(dataDir, env, jvmOptions);
     server = launched.process();
     url = launched.url();
     return url;
@@ -143,9 +168,16 @@ public final class ServerProcess implements BeforeEachCallback, AfterEachCallbac
    * added to its environment, and returns once it listens (its output is drained from then on).
    */
   static Launched launch(Path dataDir, Map<String, String> env) throws IOException {
-    List<String> argv =
+    return launch(dataDir, env, SHORT_LIVED);
+  }
+
+  private static Launched launch(Path dataDir, Map<String, String> env, List<String> jvmOptions)
+      throws IOException {
+    List<String> argv = new ArrayList<>();
+    argv.add(java());
+    argv.addAll(jvmOptions);
+    argv.addAll(
         List.of(
-            java(),
             "--enable-native-access=ALL-UNNAMED",
             "-cp",
             System.getProperty("java.class.path"),
@@ -154,7 +186,7 @@ public final class ServerProcess implements BeforeEachCallback, AfterEachCallbac
             "--port",
             "0",
             "--data-dir",
-            dataDir.toString());
+            dataDir.toString()));
     ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
     builder.environment().putAll(env);
     Process process = builder.start();
@@ -224,17 +256,12 @@ public final class ServerProcess implements BeforeEachCallback, AfterEachCallbac
   Run cli(Map<String, String> env, String stdin, String... args)
       throws IOException, InterruptedException {
     List<String> argv = new ArrayList<>();
-    // A CLI run lives for a second: C1 only and the serial collector take its CPU from ~1.3 to
-    // ~0.8 s (measured here), which on two cores shared by the server and its agents is most of
-    // what the module's hundreds of CLI runs cost. The CLI's behaviour does not depend on either.
-    argv.addAll(
-        List.of(
-            java(),
-            "-XX:TieredStopAtLevel=1",
-            "-XX:+UseSerialGC",
-            "-cp",
-            System.getProperty("java.class.path"),
-            "dev.paddock.cli.Main"));
+    // A CLI run lives for a second: with the short-lived options its CPU goes from ~1.3 to ~0.8 s
+    // (measured here), which on two cores shared by the server and its agents is most of what the
+    // module's hundreds of CLI runs cost.
+    argv.add(java());
+    argv.addAll(SHORT_LIVED);
+    argv.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.paddock.cli.Main"));
     argv.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(argv);
     builder.environment().remove("PADDOCK_URL");

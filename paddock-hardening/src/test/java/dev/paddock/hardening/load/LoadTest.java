@@ -51,7 +51,7 @@ class LoadTest {
    */
   private static final long CI_HEALTH_P95_MS = 250;
 
-  @RegisterExtension final ServerProcess server = new ServerProcess();
+  @RegisterExtension final ServerProcess server = ServerProcess.measured();
 
   @TempDir Path scratch;
 
