@@ -51,7 +51,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The contract suite against the test stand-ins (real agent-servers in this JVM) and the real
  * embedded SQLite store, plus what only these stand-ins can provoke: a teardown that fails, a start
- * held open. Lives outside the control plane's package, as every backend's subclass will.
+ * held open. Lives outside the control plane's package, as every backend's subclass will. {@link
+ * InProcessPostgresContractTest} runs the same on PostgreSQL.
  */
 class InProcessContractTest extends SandboxServiceContract {
   private final InProcessHost host = new InProcessHost();
@@ -68,7 +69,12 @@ class InProcessContractTest extends SandboxServiceContract {
 
   @Override
   protected SandboxStore newStore() {
-    return crashable(SandboxStores.openEmbedded(dataDir));
+    return crashable(openStore(dataDir));
+  }
+
+  /** The store the control plane runs on: the embedded SQLite default in {@code dataDir}. */
+  SandboxStore openStore(Path dataDir) {
+    return SandboxStores.openEmbedded(dataDir);
   }
 
   /** Armed: the control plane dies right after the write that revokes a RUNNING sandbox's key. */
@@ -297,6 +303,7 @@ class InProcessContractTest extends SandboxServiceContract {
   @Override
   protected void assertNothingLeaked() throws Exception {
     try {
+      closeStore();
       assertThat(host.sandboxIds()).as("runtimes left on the host").isEmpty();
       assertThat(host.directoryEmpty()).as("runtime directories left behind").isTrue();
       Awaitility.await("no process left behind")
@@ -312,6 +319,9 @@ class InProcessContractTest extends SandboxServiceContract {
       deleteTree(dataDir);
     }
   }
+
+  /** Releases what {@link #openStore} made beyond the data dir (nothing for SQLite). */
+  void closeStore() {}
 
   private static void deleteTree(Path dir) {
     try (var paths = Files.walk(dir)) {
