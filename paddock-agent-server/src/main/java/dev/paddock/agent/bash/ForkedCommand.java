@@ -23,11 +23,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * watcher thread cuts timed events, enforces the timeout on the process group, notices a job that
  * died without a status, and stops waiting for output held open by background children.
  *
- * <p>No decision here rests on another thread of ours being prompt, since on a loaded machine any
- * of them may run late. A job found gone without a status is taken as killed only once the status
- * barrier ({@link ForkServer#statusRead}) shows that no {@code E} line was on its way. Output held
- * open past the status is cut only once the drain grace is over <em>and</em> nothing is left unread
- * on the connections (the job wrote all its own output before its status); the cut closes the
+ * <p>On a loaded machine any thread of ours may run late, so no decision here rests on a short wait
+ * for one (the limits left, 10 s for a pid and 5 s after the status, are far above scheduling
+ * delays). A job found gone without a status is taken as killed only once the status barrier
+ * ({@link ForkServer#statusRead}) shows that no {@code E} line was on its way. Output held open
+ * past the status is cut only once the drain grace is over <em>and</em> nothing is left unread on
+ * the connections (the job wrote all its own output before its status); the cut closes the
  * connections and the record still ends through the pumps, after they have handed over all they
  * read.
  */
