@@ -90,6 +90,16 @@ public final class BashService implements AutoCloseable {
       CommandUser user,
       Map<String, String> agentVariables,
       Runnable onCommandEnd) {
+    this(config, user, agentVariables, onCommandEnd, ForkInterleaving.NONE);
+  }
+
+  /** As the public constructors, with a test's {@code interleaving} of forked commands. */
+  BashService(
+      AgentConfig config,
+      CommandUser user,
+      Map<String, String> agentVariables,
+      Runnable onCommandEnd,
+      ForkInterleaving interleaving) {
     this.onCommandEnd = onCommandEnd;
     this.config = config;
     this.log = new EventLog(config.maxEvents(), config.maxEventAge());
@@ -104,7 +114,12 @@ public final class BashService implements AutoCloseable {
     this.forkServer =
         config.forkServer()
             ? ForkServer.start(
-                threads, launchPrefix, config.workspace(), environment, config.killGrace())
+                threads,
+                launchPrefix,
+                config.workspace(),
+                environment,
+                config.killGrace(),
+                interleaving)
             : Optional.empty();
   }
 

@@ -50,15 +50,17 @@ final class ForkServer implements AutoCloseable {
   private final Map<String, Job> byId = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicLong jobNumbers =
       new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong barrierNumbers =
+      new java.util.concurrent.atomic.AtomicLong();
   private final ExecutorService threads;
   private final List<String> launchPrefix;
   private final Path directory;
   private final Map<String, String> environment;
   private final Duration killGrace;
+  private final ForkInterleaving interleaving;
 
   // Guarded by this.
-  private Process zygote;
-  private OutputStream requests;
+  private Zygote zygote;
   private boolean closed;
 
   private ForkServer(
@@ -67,13 +69,35 @@ final class ForkServer implements AutoCloseable {
       List<String> launchPrefix,
       Path directory,
       Map<String, String> environment,
-      Duration killGrace) {
+      Duration killGrace,
+      ForkInterleaving interleaving) {
     this.listener = listener;
     this.threads = threads;
     this.launchPrefix = List.copyOf(launchPrefix);
     this.directory = directory;
     this.environment = Map.copyOf(environment);
     this.killGrace = killGrace;
+    this.interleaving = interleaving;
+  }
+
+  /**
+   * One zygote process: its request pipe, and what its status reader has yet to answer. A job keeps
+   * the zygote that forked it: its status lines come down that zygote's pipe only.
+   */
+  static final class Zygote {
+    final Process process;
+    final OutputStream requests;
+
+    /** Barriers asked for and not yet read back, by number. */
+    final Map<String, CompletableFuture<Void>> barriers = new ConcurrentHashMap<>();
+
+    /** Completed when the status pipe reaches its end: every status line has been read. */
+    final CompletableFuture<Void> drained = new CompletableFuture<>();
+
+    Zygote(Process process) {
+      this.process = process;
+      this.requests = process.getOutputStream();
+    }
   }
 
   /**
@@ -86,12 +110,14 @@ final class ForkServer implements AutoCloseable {
       List<String> launchPrefix,
       Path directory,
       Map<String, String> environment,
-      Duration killGrace) {
+      Duration killGrace,
+      ForkInterleaving interleaving) {
     try {
       ServerSocket listener = new ServerSocket();
       listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
       ForkServer server =
-          new ForkServer(listener, threads, launchPrefix, directory, environment, killGrace);
+          new ForkServer(
+              listener, threads, launchPrefix, directory, environment, killGrace, interleaving);
       threads.submit(server::acceptLoop);
       return Optional.of(server);
     } catch (IOException e) {
@@ -115,6 +141,9 @@ final class ForkServer implements AutoCloseable {
     final CompletableFuture<Socket> stderr = new CompletableFuture<>();
     final CompletableFuture<Long> pid = new CompletableFuture<>();
     final CompletableFuture<Integer> exit = new CompletableFuture<>();
+
+    /** The zygote that forked it; set before its request is written. */
+    volatile Zygote zygote;
 
     Job(String id, String token, boolean keepStdin, JobHandler handler) {
       this.id = id;
@@ -149,9 +178,10 @@ final class ForkServer implements AutoCloseable {
         String.join("\0", token, id, dir, keepStdin ? "1" : "0", exports.get(), script) + '\0';
     synchronized (this) {
       try {
-        ensureZygote();
-        requests.write(request.getBytes(StandardCharsets.UTF_8));
-        requests.flush();
+        Zygote forking = ensureZygote();
+        job.zygote = forking;
+        forking.requests.write(request.getBytes(StandardCharsets.UTF_8));
+        forking.requests.flush();
         return Optional.of(job);
       } catch (IOException e) {
         forget(job);
@@ -176,6 +206,31 @@ final class ForkServer implements AutoCloseable {
     return Optional.of(exports.toString());
   }
 
+  /**
+   * Completes once every status line that {@code job}'s zygote's pipe held when this was called has
+   * been read (and acted on: a job's {@code E} completes its {@link Job#exit} first). The zygote
+   * answers a barrier request with a {@code B} line, which a pipe delivers after everything written
+   * to it before; a zygote that is gone answers with the end of its pipe instead. Call it once a
+   * job is known to have ended: its {@code E}, if it wrote one, then precedes the barrier.
+   */
+  CompletableFuture<Void> statusRead(Job job) {
+    Zygote forked = job.zygote;
+    CompletableFuture<Void> barrier = new CompletableFuture<>();
+    String number = Long.toString(barrierNumbers.incrementAndGet(), 36);
+    forked.barriers.put(number, barrier);
+    forked.drained.thenRun(() -> barrier.complete(null));
+    synchronized (this) {
+      try {
+        // An empty token makes it a barrier; the other five fields keep the zygote's framing.
+        forked.requests.write(("\0" + number + "\0\0\0\0\0").getBytes(StandardCharsets.UTF_8));
+        forked.requests.flush();
+      } catch (IOException e) {
+        // The zygote is gone: the end of its status pipe answers the barrier.
+      }
+    }
+    return barrier;
+  }
+
   /** Drops a job's routing entries once it is done. */
   void forget(Job job) {
     byToken.remove(job.token);
@@ -197,13 +252,13 @@ final class ForkServer implements AutoCloseable {
     }
   }
 
-  /** Starts the zygote if it is not running. Holds this lock. */
-  private void ensureZygote() throws IOException {
+  /** The running zygote, started if there is none. Holds this lock. */
+  private Zygote ensureZygote() throws IOException {
     if (closed) {
       throw new IOException("fork server closed");
     }
-    if (zygote != null && zygote.isAlive()) {
-      return;
+    if (zygote != null && zygote.process.isAlive()) {
+      return zygote;
     }
     List<String> argv = new ArrayList<>(launchPrefix);
     argv.addAll(List.of(BASH, "--noprofile", "--norc", "-c", script(listener.getLocalPort())));
@@ -211,10 +266,10 @@ final class ForkServer implements AutoCloseable {
     builder.environment().clear();
     builder.environment().putAll(environment);
     builder.redirectError(ProcessBuilder.Redirect.DISCARD);
-    Process started = builder.start();
+    Zygote started = new Zygote(builder.start());
     zygote = started;
-    requests = started.getOutputStream();
     threads.submit(() -> readStatus(started));
+    return started;
   }
 
   /**
@@ -257,19 +312,29 @@ final class ForkServer implements AutoCloseable {
         "while IFS= read -r -d '' __paddock_tok && IFS= read -r -d '' __paddock_id &&"
             + " IFS= read -r -d '' __paddock_dir && IFS= read -r -d '' __paddock_in &&"
             + " IFS= read -r -d '' __paddock_env && IFS= read -r -d '' __paddock_src; do",
+        "  case $__paddock_tok in '') printf 'B %s 0\\n' \"$__paddock_id\"; continue ;; esac",
         "  __paddock_job \"$__paddock_id\" \"$__paddock_tok\" \"$__paddock_dir\" \"$__paddock_in\""
             + " \"$__paddock_env\" \"$__paddock_src\" &",
         "done");
   }
 
-  private void readStatus(Process process) {
+  /**
+   * The status reader of one zygote: {@code S}/{@code E} lines complete their job's futures, {@code
+   * B} lines their barrier; the end of the pipe completes every barrier, asked or yet to be.
+   */
+  private void readStatus(Zygote from) {
     try (BufferedReader reader =
         new BufferedReader(
-            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            new InputStreamReader(from.process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = reader.readLine()) != null) {
+        interleaving.beforeStatus(line);
         String[] parts = line.split(" ");
         if (parts.length != 3) {
+          continue;
+        }
+        if (parts[0].equals("B")) {
+          Optional.ofNullable(from.barriers.remove(parts[1])).ifPresent(b -> b.complete(null));
           continue;
         }
         Job job = byId.get(parts[1]);
@@ -288,6 +353,8 @@ final class ForkServer implements AutoCloseable {
       }
     } catch (IOException e) {
       // The zygote is gone; the next launch starts a new one.
+    } finally {
+      from.drained.complete(null);
     }
   }
 
@@ -324,10 +391,12 @@ final class ForkServer implements AutoCloseable {
       switch (line.substring(space + 1)) {
         case "o" -> {
           job.stdout.complete(socket);
+          interleaving.beforeOutput(Channel.STDOUT);
           job.handler.connected(Channel.STDOUT, socket);
         }
         case "e" -> {
           job.stderr.complete(socket);
+          interleaving.beforeOutput(Channel.STDERR);
           job.handler.connected(Channel.STDERR, socket);
         }
         default -> socket.close();
@@ -341,12 +410,17 @@ final class ForkServer implements AutoCloseable {
     }
   }
 
+  /** The test seam this server was started with. */
+  ForkInterleaving interleaving() {
+    return interleaving;
+  }
+
   @Override
   public void close() {
     Process process;
     synchronized (this) {
       closed = true;
-      process = zygote;
+      process = zygote == null ? null : zygote.process;
     }
     try {
       listener.close();

@@ -14,21 +14,47 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A one-shot command forked by the {@link ForkServer}. Its two output sockets are read on the
  * threads that accepted them; the command is finished by whichever of the three events comes last
- * (stdout closed, stderr closed, status line in), so no thread hand-off sits on the reply path. A
+ * (stdout closed, stderr closed, status in), so no thread hand-off sits on the reply path. A
  * watcher thread cuts timed events, enforces the timeout on the process group, notices a job that
- * died without a status, and stops waiting for output held open by background children 200 ms after
- * the status.
+ * died without a status, and stops waiting for output held open by background children.
+ *
+ * <p>On a loaded machine any thread of ours may run late, so no decision here rests on a short wait
+ * for one (the limits left, 10 s for a pid and 5 s after the status, are far above scheduling
+ * delays). A job found gone without a status is taken as killed only once the status barrier
+ * ({@link ForkServer#statusRead}) shows that no {@code E} line was on its way. Output held open
+ * past the status is cut only once the drain grace is over <em>and</em> nothing is left unread on
+ * the connections (the job wrote all its own output before its status); the cut closes the
+ * connections and the record still ends through the pumps, after they have handed over all they
+ * read.
  */
 final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
   /** After the status line, how long to wait for background children to release the sockets. */
-  private static final long DRAIN_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+  static final Duration DRAIN_GRACE = Duration.ofMillis(200);
+
+  private static final long DRAIN_GRACE_NANOS = DRAIN_GRACE.toNanos();
+
+  /**
+   * After the status line, how long output may keep arriving before the sockets are cut even with
+   * bytes unread: a background child that never stops writing must not hold the command open.
+   */
+  private static final long DRAIN_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   /** How long a job may take to connect and report its pid before it counts as failed. */
   private static final Duration START_LIMIT = Duration.ofSeconds(10);
+
+  /** How long after its status a job's output connections may still arrive (under load). */
+  private static final long OUTPUT_CONNECT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+  /** {@link #statusNanos} before the status (or the verdict that none will come) is in. */
+  private static final long NO_STATUS = Long.MIN_VALUE;
+
+  private static final String KILLED_MESSAGE =
+      "the command's process group was killed before it reported a status";
 
   private final CommandRecord record;
   private final ForkServer server;
@@ -38,11 +64,17 @@ final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
   private final AtomicBoolean finished = new AtomicBoolean();
   private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-  /** How long after its status a job's output connections may still arrive (under load). */
-  private static final long OUTPUT_CONNECT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
-
   private volatile ForkServer.Job job;
-  private volatile long statusNanos;
+
+  /** When the status (or the verdict that none will come) came in; counted once. */
+  private final AtomicLong statusNanos = new AtomicLong(NO_STATUS);
+
+  /** Set by the watcher when the job is gone and the barrier showed it wrote no status. */
+  private volatile Optional<Integer> killedExit = Optional.empty();
+
+  /** The status barrier asked for once the job's process was found gone; the watcher's only. */
+  private CompletableFuture<Void> statusBarrier;
+
   private volatile boolean timingOut;
   private volatile String lastSignal = "";
 
@@ -87,18 +119,32 @@ final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
 
   /** On the fork server's status thread: keep it free, finish elsewhere if this was the last. */
   private void statusArrived() {
-    statusNanos = System.nanoTime();
-    if (outstanding.decrementAndGet() == 0) {
+    if (countStatus()) {
       threads.submit(this::complete);
     }
   }
 
+  /**
+   * Counts the status (a real one, or the watcher's verdict that none will come) once; true when
+   * that was the last of the three events.
+   */
+  private boolean countStatus() {
+    return statusNanos.compareAndSet(NO_STATUS, System.nanoTime())
+        && outstanding.decrementAndGet() == 0;
+  }
+
+  /** The exit the status gave, or the verdict's when the job was killed before it could. */
+  private int statusExit() {
+    return job.exit.getNow(killedExit.orElse(-1));
+  }
+
   private void complete() {
-    Integer exit = job.exit.getNow(null);
     if (timingOut) {
       finish(-1, true, Optional.of(timeoutMessage()));
+    } else if (!job.exit.isDone() && killedExit.isPresent()) {
+      finish(killedExit.get(), false, Optional.of(KILLED_MESSAGE));
     } else {
-      finish(exit == null ? -1 : exit, false, Optional.empty());
+      finish(statusExit(), false, Optional.empty());
     }
   }
 
@@ -130,34 +176,14 @@ final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
         } catch (TimeoutException e) {
           record.sealIfDue();
         }
-        long now = System.nanoTime();
-        if (job.exit.isDone() && now - statusNanos >= DRAIN_GRACE_NANOS) {
-          if (job.stdout.isDone() && job.stderr.isDone()) {
-            // A background child still holds an output socket: its later output is not ours.
-            complete();
-          } else if (now - statusNanos >= OUTPUT_CONNECT_GRACE_NANOS) {
-            // The job reported its status but an output connection never reached us (e.g. the
-            // agent could not start a thread while a fork bomb held every pid): never pass that
-            // off as a command that printed nothing.
-            finish(
-                job.exit.getNow(-1),
-                false,
-                Optional.of(
-                    "the command ran (exit "
-                        + job.exit.getNow(-1)
-                        + ") but its output never reached the agent, so it is missing here"));
-          }
-        } else if (now >= deadline) {
-          timingOut = true;
-          stop(killGrace);
-          finish(-1, true, Optional.of(timeoutMessage()));
-        } else if (job.pid.getNow(null) == null) {
-          if (now >= startLimit) {
-            finish(-1, false, Optional.of("the command did not start (no report from its job)"));
-          }
-        } else if (handle().map(h -> !h.isAlive()).orElse(true) && !job.exit.isDone()) {
-          diedWithoutStatus();
-        }
+        check(System.nanoTime(), deadline, startLimit, killGrace);
+        long status = statusNanos.get();
+        server
+            .interleaving()
+            .watcherChecked(
+                status == NO_STATUS
+                    ? Optional.empty()
+                    : Optional.of(Duration.ofNanos(System.nanoTime() - status)));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -168,16 +194,78 @@ final class ForkedCommand implements CommandControl, ForkServer.JobHandler {
     }
   }
 
-  /** The job is gone without a status line: its group was killed outright, or it crashed. */
-  private void diedWithoutStatus() throws InterruptedException, ExecutionException {
-    try {
-      job.exit.get(50, TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      finish(
-          lastSignal.equals("KILL") ? 137 : -1,
-          false,
-          Optional.of("the command's process group was killed before it reported a status"));
+  /** One look at the job by the watcher: its output after the status, its timeout, its death. */
+  private void check(long now, long deadline, long startLimit, Duration killGrace)
+      throws InterruptedException {
+    long status = statusNanos.get();
+    if (status != NO_STATUS) {
+      if (now - status < DRAIN_GRACE_NANOS) {
+        return;
+      }
+      if (job.stdout.isDone() && job.stderr.isDone()) {
+        if (nothingUnread() || now - status >= DRAIN_LIMIT_NANOS) {
+          // A background child still holds an output socket: its later output is not ours. The
+          // pumps, woken by the close, hand over what they read; the last event ends the record.
+          closeSockets();
+        }
+      } else if (now - status >= OUTPUT_CONNECT_GRACE_NANOS) {
+        // The job reported its status but an output connection never reached us (e.g. the
+        // agent could not start a thread while a fork bomb held every pid): never pass that
+        // off as a command that printed nothing.
+        finish(
+            statusExit(),
+            false,
+            Optional.of(
+                "the command ran (exit "
+                    + statusExit()
+                    + ") but its output never reached the agent, so it is missing here"));
+      }
+    } else if (now >= deadline) {
+      timingOut = true;
+      stop(killGrace);
+      finish(-1, true, Optional.of(timeoutMessage()));
+    } else if (job.pid.getNow(null) == null) {
+      if (now >= startLimit) {
+        finish(-1, false, Optional.of("the command did not start (no report from its job)"));
+      }
+    } else if (handle().map(h -> !h.isAlive()).orElse(true)) {
+      goneWithoutStatus();
     }
+  }
+
+  /**
+   * The job's process is gone and its status not in: a status line still on its way (the status
+   * reader runs late) or none at all (its group was killed outright). The barrier tells which: once
+   * it is read, a status the job wrote before it died has been read too.
+   */
+  private void goneWithoutStatus() {
+    if (statusBarrier == null) {
+      statusBarrier = server.statusRead(job);
+    }
+    if (statusBarrier.isDone() && !job.exit.isDone()) {
+      killedExit = Optional.of(lastSignal.equals("KILL") ? 137 : -1);
+      if (countStatus()) {
+        complete();
+      }
+    }
+  }
+
+  /** True when no output connection has bytes waiting to be read (a closed one has none). */
+  private boolean nothingUnread() {
+    for (CompletableFuture<Socket> connection : java.util.List.of(job.stdout, job.stderr)) {
+      Socket socket = connection.getNow(null);
+      if (socket == null) {
+        continue;
+      }
+      try {
+        if (socket.getInputStream().available() > 0) {
+          return false;
+        }
+      } catch (IOException e) {
+        // Closed: nothing more can be read from it.
+      }
+    }
+    return true;
   }
 
   /** The job's process, while its pid is known and it is alive. */
