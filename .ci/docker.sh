@@ -30,6 +30,9 @@ docker info --format 'CI: Docker Engine {{.ServerVersion}}, {{.Driver}}, cgroup 
 bash paddock-backend-docker/src/main/sh/build-sandbox-image.sh --minimal
 export PADDOCK_TEST_DOCKER_IMAGE=paddock/sandbox:bookworm-minimal
 export PADDOCK_TEST_REQUIRE_DOCKER=true
+# The faults suite's DockerRestartTest stops and starts this dockerd (as started above, under the
+# test lock): it stops every container on the host, so it runs only where this says it may.
+export PADDOCK_TEST_RESTART_DOCKERD=true
 
 # gVisor: the Docker isolation suite runs a second time under runsc (Debian's package), registered
 # with dockerd as the runtime "runsc" with the ptrace platform (no KVM on our machines). A reload

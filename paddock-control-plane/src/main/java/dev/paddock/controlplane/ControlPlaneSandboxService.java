@@ -386,7 +386,9 @@ public final class ControlPlaneSandboxService implements SandboxService, AutoClo
         }
         case ERROR ->
             throw new SandboxStartException(
-                StartFailures.safeMessage(info.statusDetail(), sandboxId), sandboxId);
+                StartFailures.safeMessage(info.statusDetail(), sandboxId),
+                sandboxId,
+                StartFailures.unreachable(info.statusDetail(), sandboxId));
         case PAUSED, MISSING ->
             throw new SandboxException(
                 "sandbox " + sandboxId + " is " + info.status() + ", not starting",

@@ -2,6 +2,7 @@ package dev.paddock.controlplane;
 
 import dev.paddock.api.SandboxStatus;
 import dev.paddock.api.spi.ListedRuntime;
+import dev.paddock.api.spi.RuntimeFailure;
 import dev.paddock.api.spi.RuntimeHandle;
 import dev.paddock.api.spi.RuntimeState;
 import dev.paddock.api.spi.SandboxBackend;
@@ -131,6 +132,10 @@ final class Reconciler {
       handle = listed; // the stored handle is stale (e.g. a resume moved the runtime)
       state = views.inspect(listed.get(), record.status());
     }
+    if (unknowable(state)) {
+      LOG.warn("sandbox {}: its runtime cannot be asked now; next pass retries", record.id());
+      return;
+    }
     if (state.status() == SandboxStatus.MISSING) {
       markMissing(record, report);
     } else if (slowToAnswer(record, handle.get(), state)) {
@@ -153,6 +158,18 @@ final class Reconciler {
     return record.status() == SandboxStatus.RUNNING
         && state.status() == SandboxStatus.STARTING
         && record.runtime().equals(Optional.of(handle));
+  }
+
+  /**
+   * The backend could not ask the runtime (its container engine is away): nothing is known of the
+   * sandbox, so nothing about it changes. Adopting that answer would mark a running sandbox ERROR
+   * and revoke its key because the engine blinked (a restart with live-restore keeps containers).
+   */
+  private static boolean unknowable(RuntimeState state) {
+    return state
+        .failure()
+        .filter(f -> f.kind().equals(RuntimeFailure.Kind.ENGINE_UNREACHABLE))
+        .isPresent();
   }
 
   /** The listing says what the record says: nothing to change, no inspect needed. */

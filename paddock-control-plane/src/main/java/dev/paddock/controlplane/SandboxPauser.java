@@ -65,6 +65,15 @@ final class SandboxPauser {
     }
   }
 
+  /**
+   * The backend's reason, when it gave one meant for users (a {@link SandboxException}'s message:
+   * "The container engine cannot be reached right now."); nothing for any other failure, whose
+   * message may carry the runtime's internals (it is in the log).
+   */
+  private static String why(RuntimeException e) {
+    return e instanceof SandboxException safe ? " (" + safe.getMessage() + ")" : "";
+  }
+
   /** Pauses a RUNNING sandbox whose permit the caller holds. */
   void pauseHeld(SandboxRecord record) {
     String id = record.id();
@@ -78,7 +87,10 @@ final class SandboxPauser {
       context.backend().pause(handle);
     } catch (RuntimeException e) {
       throw new SandboxException(
-          "could not pause sandbox " + id + "; its session key is revoked; try pausing again",
+          "could not pause sandbox "
+              + id
+              + why(e)
+              + "; its session key is revoked; try pausing again",
           Optional.of(id),
           e);
     }

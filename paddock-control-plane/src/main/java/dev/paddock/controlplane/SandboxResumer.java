@@ -128,7 +128,10 @@ final class SandboxResumer {
       return backendCall.apply(LifecycleErrors.requireRuntime(paused));
     } catch (RuntimeStartException e) {
       context.errors().recordStartFailure(id, e.failure(), e);
-      throw new SandboxStartException(e.failure().safeMessage(), id);
+      throw new SandboxStartException(
+          e.failure().safeMessage(),
+          id,
+          e.failure().kind().equals(RuntimeFailure.Kind.ENGINE_UNREACHABLE));
     } catch (RuntimeException e) {
       context.errors().recordStartFailure(id, SandboxStarter.unknown(e), e);
       throw new SandboxStartException(RuntimeFailure.Kind.UNKNOWN.safeMessage(), id);

@@ -41,6 +41,12 @@ final class StartFailures {
     return text.endsWith(suffix) ? text.substring(0, text.length() - suffix.length()) : text;
   }
 
+  /** Whether a stored detail says the runtime could not be reached (the engine was down). */
+  static boolean unreachable(Optional<String> detail, String sandboxId) {
+    return safeMessage(detail, sandboxId)
+        .equals(RuntimeFailure.Kind.ENGINE_UNREACHABLE.safeMessage());
+  }
+
   /** Whether the record's stored detail says a delete of it began. */
   static boolean deleting(Optional<String> detail, String sandboxId) {
     return detail.equals(Optional.of(detail(DELETING, sandboxId)));

@@ -120,13 +120,32 @@ public final class InProcessBackend implements SandboxBackend {
   @Override
   public RuntimeState inspect(RuntimeHandle handle) {
     inspections.incrementAndGet();
+    if (engineAway) {
+      // As a container backend answers when its engine went away after the listing.
+      return new RuntimeState(
+          SandboxStatus.ERROR,
+          List.of(),
+          Optional.of(new RuntimeFailure(RuntimeFailure.Kind.ENGINE_UNREACHABLE, "engine away")));
+    }
     return state(handle);
+  }
+
+  private volatile boolean engineAway;
+
+  /**
+   * While set, the listing still answers but every inspect says the engine cannot be reached: the
+   * moment an engine goes down in the middle of a reconcile pass.
+   */
+  public void engineAway(boolean away) {
+    engineAway = away;
   }
 
   /** One pass over the host, as a backend with a bulk call would answer. */
   @Override
   public List<ListedRuntime> listWithState() {
-    return list().stream().map(handle -> new ListedRuntime(handle, state(handle))).toList();
+    return list().stream()
+        .map(handle -> new ListedRuntime(handle, engineAway ? inspect(handle) : state(handle)))
+        .toList();
   }
 
   private RuntimeState state(RuntimeHandle handle) {

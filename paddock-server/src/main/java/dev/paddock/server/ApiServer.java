@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -218,24 +219,26 @@ public final class ApiServer implements AutoCloseable {
           "cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
     }
     Authenticator auth = new Authenticator(store);
+    StoreHealth storeHealth = new StoreHealth(store);
     Router router = Router.builder().maxJsonBytes(4L << 20).build();
     Optional<SandboxSeries> series = observability.map(SandboxSeries::new);
     router
         .add("GET", "/alive", call -> call.sendJson(200, Map.of("status", "ok")))
-        .add("GET", "/health", call -> call.sendJson(200, Map.of("status", "ok")))
+        .add("GET", "/health", call -> health(call, storeHealth))
         .add("GET", "/ready", call -> call.sendJson(200, Map.of("status", "ready")))
         .add(
             "GET",
             "/metrics",
-            call -> {
-              config.metricsKey().ifPresent(key -> requireMetricsKey(call, key));
-              call.setHeader("Content-Type", "text/plain; version=0.0.4");
-              String text =
-                  metrics.scrape(store)
-                      + series.map(s -> s.scrape(store)).orElse("")
-                      + gateway.map(Gateway::scrape).orElse("");
-              call.send(200, text.getBytes(StandardCharsets.UTF_8));
-            })
+            Failures.mapped(
+                call -> {
+                  config.metricsKey().ifPresent(key -> requireMetricsKey(call, key));
+                  String text =
+                      metrics.scrape(store)
+                          + series.map(s -> s.scrape(store)).orElse("")
+                          + gateway.map(Gateway::scrape).orElse("");
+                  call.setHeader("Content-Type", "text/plain; version=0.0.4");
+                  call.send(200, text.getBytes(StandardCharsets.UTF_8));
+                }))
         .add(
             "GET",
             "/openapi.json",
@@ -275,6 +278,30 @@ public final class ApiServer implements AutoCloseable {
             exchange.getResponseCode());
       }
     };
+  }
+
+  /**
+   * 200 {@code {"status": "ok", "store": "ok"}}, or 503 with {@code "store": "unreachable"} while
+   * the store does not answer. Liveness and readiness are {@code /alive} and {@code /ready}, which
+   * do not look at the store: every replica shares it, so a store outage must neither restart them
+   * nor take them all out of a load balancer (which would cut the gateway's traffic to running
+   * sandboxes, and turn each request's 503 into a refused connection).
+   */
+  private static void health(Call call, StoreHealth store) throws IOException {
+    Map<String, String> body = new LinkedHashMap<>();
+    if (store.answers()) {
+      body.put("status", "ok");
+      body.put("store", "ok");
+      call.sendJson(200, body);
+      return;
+    }
+    body.put("status", "unavailable");
+    body.put("store", "unreachable");
+    body.put(
+        "detail",
+        "the store does not answer; requests that need it answer 503 until it does,"
+            + " running sandboxes keep running");
+    call.sendJson(503, body);
   }
 
   /** {@code Authorization: Bearer <key>}, compared in constant time. @throws HttpError 401 */

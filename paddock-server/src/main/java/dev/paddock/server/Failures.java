@@ -35,7 +35,7 @@ final class Failures {
       } catch (CapacityExceededException e) {
         throw new HttpError(429, e.getMessage());
       } catch (SandboxStartException e) {
-        throw new HttpError(500, e.getMessage());
+        throw new HttpError(e.unavailable() ? 503 : 500, e.getMessage());
       } catch (InvalidRequestException e) {
         throw e.malformed()
             ? HttpError.badRequest(e.getMessage())

@@ -11,8 +11,9 @@ import java.util.Optional;
 
 /**
  * Runs units of work on pooled connections and turns every {@link SQLException} into a {@link
- * StoreException} (or a {@link ConflictException}) whose message names the operation. Thread-safe:
- * each unit of work has a connection of its own.
+ * StoreException} (or a {@link ConflictException}) whose message names the operation; while the
+ * database is known to be unreachable ({@link Reachability}) a unit of work fails at once, before
+ * asking the pool. Thread-safe: each unit of work has a connection of its own.
  */
 final class Database implements AutoCloseable {
   /** A unit of work on one connection. */
@@ -29,10 +30,17 @@ final class Database implements AutoCloseable {
 
   private final HikariDataSource pool;
   private final Dialect dialect;
+  private final Reachability reachability;
 
-  Database(HikariDataSource pool, Dialect dialect) {
+  Database(HikariDataSource pool, Dialect dialect, Reachability reachability) {
     this.pool = pool;
     this.dialect = dialect;
+    this.reachability = reachability;
+  }
+
+  /** Whether the database answered the pool's last attempt to connect. */
+  Reachability reachability() {
+    return reachability;
   }
 
   Dialect dialect() {
@@ -41,6 +49,7 @@ final class Database implements AutoCloseable {
 
   /** Runs {@code work} in auto-commit mode; {@code operation} reads "insert sandbox 'x'". */
   <T> T run(String operation, Work<T> work) {
+    reachability.requireReachable(operation);
     try (Connection connection = pool.getConnection()) {
       return work.run(connection);
     } catch (SQLException e) {
@@ -52,6 +61,7 @@ final class Database implements AutoCloseable {
    * Runs {@code work} in one transaction: committed when it returns, rolled back when it throws.
    */
   <T> T transaction(String operation, Work<T> work) {
+    reachability.requireReachable(operation);
     try (Connection connection = pool.getConnection()) {
       connection.setAutoCommit(false);
       try {

@@ -206,6 +206,18 @@ final class JdbcSandboxStore implements SandboxStore {
   }
 
   @Override
+  public void ping() {
+    database.run(
+        "answer a ping",
+        connection -> {
+          try (var select = connection.prepareStatement("SELECT 1")) {
+            select.executeQuery().close();
+          }
+          return null;
+        });
+  }
+
+  @Override
   public void close() {
     database.close();
   }

@@ -18,6 +18,14 @@ import java.util.Set;
  * the schema is created and upgraded by versioned migrations at open. Thread-safe.
  */
 public interface SandboxStore extends AutoCloseable {
+  /**
+   * One round trip to the database (a health check). Fails at once, without waiting for the pool,
+   * while the database is known to be unreachable.
+   *
+   * @throws StoreException when it cannot be reached or does not answer
+   */
+  void ping();
+
   // Sandboxes
 
   /** Inserts a new sandbox; version 0. @throws ConflictException if the id is taken */

@@ -2,6 +2,7 @@ package dev.paddock.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.util.DriverDataSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -32,7 +33,9 @@ public final class SandboxStores {
     Objects.requireNonNull(user, "user");
     Objects.requireNonNull(password, "password");
     Dialect dialect = Dialect.of(jdbcUrl);
-    Database database = new Database(pool(dialect, jdbcUrl, user, password), dialect);
+    Reachability reachability = new Reachability(Clock.systemUTC());
+    Database database =
+        new Database(pool(dialect, jdbcUrl, user, password, reachability), dialect, reachability);
     try {
       Migrations.forDialect(dialect).apply(database);
     } catch (RuntimeException e) {
@@ -59,20 +62,22 @@ public final class SandboxStores {
   }
 
   private static HikariDataSource pool(
-      Dialect dialect, String jdbcUrl, String user, String password) {
+      Dialect dialect, String jdbcUrl, String user, String password, Reachability reachability) {
     HikariConfig config = new HikariConfig();
     config.setPoolName("paddock-store");
-    config.setDriverClassName(dialect.driverClassName());
-    config.setJdbcUrl(jdbcUrl);
-    if (!user.isEmpty()) {
-      config.setUsername(user);
-    }
-    if (!password.isEmpty()) {
-      config.setPassword(password);
-    }
     config.setConnectionTimeout(10_000);
     dialect.configure(config, jdbcUrl);
     try {
+      // The driver's data source as the pool would make it from the URL, watched so that a
+      // database that cannot be reached is known at the first failed connect (Reachability).
+      config.setDataSource(
+          reachability.watch(
+              new DriverDataSource(
+                  jdbcUrl,
+                  dialect.driverClassName(),
+                  config.getDataSourceProperties(),
+                  user.isEmpty() ? null : user,
+                  password.isEmpty() ? null : password)));
       return new HikariDataSource(config);
     } catch (RuntimeException e) {
       throw new StoreException(

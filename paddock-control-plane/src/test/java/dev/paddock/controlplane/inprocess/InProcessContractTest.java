@@ -218,6 +218,26 @@ class InProcessContractTest extends SandboxServiceContract {
         .isEqualTo(SandboxStatus.PAUSED);
   }
 
+  // The engine going away in the middle of a reconcile pass (the listing answered, the inspects
+  // did not; issue 15's dockerd restart): nothing can be said of the runtimes, so nothing changes.
+  // It used to adopt the "engine unreachable" answer as the sandbox's state: ERROR, key revoked.
+  @Test
+  void aReconcilePassThatCannotReachTheEngineChangesNoRecordAndRevokesNoKey() {
+    Started sandbox = startRunning(ALICE);
+    InProcessBackend backend = (InProcessBackend) backend();
+    backend.engineAway(true);
+    try {
+      service().reconcile();
+    } finally {
+      backend.engineAway(false);
+    }
+
+    SandboxRecord record = store().find(sandbox.id()).orElseThrow();
+    assertThat(record.status()).isEqualTo(SandboxStatus.RUNNING);
+    assertThat(record.sessionKeyHash()).isPresent();
+    assertThat(execute(sandbox.url(), Optional.of(sandbox.key()), "true")).isEqualTo(200);
+  }
+
   // An archived delete cut short by a crash (issue 15's crash cycles found it): the delete had
   // claimed the sandbox and was archiving its workspace; the takeover used to finish the delete
   // without the archive, so a required archive was lost with the sandbox.

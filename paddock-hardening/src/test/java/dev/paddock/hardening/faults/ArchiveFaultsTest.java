@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.paddock.api.ArchiveInfo;
 import dev.paddock.api.SandboxInfo;
 import dev.paddock.api.SandboxStatus;
+import dev.paddock.archive.s3.InProcessS3;
 import dev.paddock.cli.ControlPlane;
 import dev.paddock.controlplane.ArchiveSettings;
 import dev.paddock.controlplane.ArchiveStores;
@@ -141,22 +142,29 @@ class ArchiveFaultsTest {
 
   @Nested
   class WhenS3IsUnavailable {
+    private static InProcessS3 backAgain;
     private static FailingS3 s3;
 
     @BeforeAll
     static void startS3() throws Exception {
+      backAgain = InProcessS3.start();
       s3 = FailingS3.start(FailingS3.Mode.UNAVAILABLE);
     }
 
     @AfterAll
     static void stopS3() throws Exception {
-      s3.close();
+      try {
+        s3.close();
+      } finally {
+        backAgain.close();
+      }
     }
 
     @RegisterExtension final ControlPlane plane = ControlPlane.archiving(settings(true), s3::store);
 
     @Test
-    void aRequiredArchiveKeepsTheSandboxAndItsKeyAndSaysTheStoreFailed() throws Exception {
+    void aRequiredArchiveKeepsTheSandboxAndItsKeyUntilTheStoreIsBackThenArchivesItWhole()
+        throws Exception {
       Users bob = Users.create(plane.url(), ControlPlane.ADMIN_KEY, "bob");
       SandboxInfo sandbox = bob.client().create(Optional.empty(), true, TIMEOUT);
       String noise = bob.run(sandbox, MAKE_WORKSPACE).trim();
@@ -172,6 +180,15 @@ class ArchiveFaultsTest {
       assertThat(kept.sessionApiKey()).isEqualTo(sandbox.sessionApiKey());
       assertThat(bob.run(sandbox, "sha256sum noise.bin | cut -d' ' -f1").trim()).isEqualTo(noise);
       assertStoreDownAnswered(bob, sandbox);
+      assertThat(backAgain.objectCount()).as("nothing reached the real store").isZero();
+
+      s3.recover(backAgain.endpoint());
+      HttpResponse<String> deleted = delete(bob, sandbox);
+
+      assertThat(deleted.statusCode()).as(deleted.body()).isEqualTo(200);
+      assertThat(bob.client().get(sandbox.id())).isEmpty();
+      assertArchivedWhole(bob, sandbox, noise);
+      assertThat(backAgain.objectCount()).as("the archive and its manifest").isEqualTo(2);
     }
   }
 

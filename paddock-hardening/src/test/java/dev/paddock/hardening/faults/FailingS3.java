@@ -1,25 +1,33 @@
 package dev.paddock.hardening.faults;
 
 import dev.paddock.api.ArchiveStore;
+import dev.paddock.archive.s3.InProcessS3;
 import dev.paddock.controlplane.ArchiveStores;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A stand-in for an S3 endpoint that is down, on a loopback port: every request is answered 503
  * SlowDown, or its connection is reset before any answer ({@link Mode}). The product's S3 store
  * (the AWS SDK, with its retries) is pointed at it through the settings {@code paddock server}
- * reads.
+ * reads. After {@link #recover} it is the endpoint coming back: every new connection is relayed
+ * byte for byte to a real S3 API server ({@code InProcessS3}: s3proxy, whose bucket and credentials
+ * the store uses from the start).
  */
 final class FailingS3 implements AutoCloseable {
-  static final String BUCKET = "paddock-faults";
+  static final String BUCKET = InProcessS3.BUCKET;
 
   /** How it fails each request. */
   enum Mode {
@@ -31,6 +39,8 @@ final class FailingS3 implements AutoCloseable {
   private final Mode mode;
   private final AtomicInteger requests = new AtomicInteger();
   private final Thread acceptor;
+  private volatile Optional<InetSocketAddress> recovered = Optional.empty();
+  private final Set<Socket> relayed = ConcurrentHashMap.newKeySet();
 
   private FailingS3(ServerSocket server, Mode mode) {
     this.server = server;
@@ -58,29 +68,77 @@ final class FailingS3 implements AutoCloseable {
             prefix + "REGION",
             "us-east-1",
             prefix + "ACCESS_KEY_ID",
-            "faults-key-id",
+            InProcessS3.ACCESS_KEY_ID,
             prefix + "SECRET_ACCESS_KEY",
-            "faults-secret-key-0123456789"));
+            InProcessS3.SECRET_ACCESS_KEY));
   }
 
-  /** How many requests reached it. */
+  /** How many requests it failed. */
   int requests() {
     return requests.get();
   }
 
+  /** From now on, relays every new connection to the S3 server at {@code endpoint}. */
+  void recover(URI endpoint) {
+    recovered = Optional.of(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()));
+  }
+
   private void accept() {
     while (!server.isClosed()) {
-      try (Socket socket = server.accept()) {
-        requests.incrementAndGet();
-        readHead(socket.getInputStream());
-        if (mode == Mode.RESET) {
-          socket.setSoLinger(true, 0); // the close sends RST
+      try {
+        Socket socket = server.accept();
+        Optional<InetSocketAddress> to = recovered;
+        if (to.isPresent()) {
+          Thread.ofVirtual().name("failing-s3-relay").start(() -> relay(socket, to.get()));
         } else {
-          answerUnavailable(socket.getOutputStream());
+          fail(socket);
         }
       } catch (IOException e) {
         // The client went away, or close() closed the server socket: next, or the end.
       }
+    }
+  }
+
+  private void fail(Socket client) throws IOException {
+    try (Socket socket = client) {
+      requests.incrementAndGet();
+      readHead(socket.getInputStream());
+      if (mode == Mode.RESET) {
+        socket.setSoLinger(true, 0); // the close sends RST
+      } else {
+        answerUnavailable(socket.getOutputStream());
+      }
+    }
+  }
+
+  /** Copies both ways until either side closes (or {@link #close} does), then closes both. */
+  private void relay(Socket client, InetSocketAddress to) {
+    relayed.add(client);
+    try (client;
+        Socket upstream = new Socket(to.getAddress(), to.getPort())) {
+      relayed.add(upstream);
+      try {
+        Thread back = Thread.ofVirtual().start(() -> copy(upstream, client));
+        copy(client, upstream);
+        back.join();
+      } finally {
+        relayed.remove(upstream);
+      }
+    } catch (IOException e) {
+      // The S3 server cannot be reached or went away: the client sees its connection close.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      relayed.remove(client);
+    }
+  }
+
+  private static void copy(Socket from, Socket to) {
+    try {
+      from.getInputStream().transferTo(to.getOutputStream());
+      to.shutdownOutput();
+    } catch (IOException e) {
+      // Either side closed: the other direction ends too.
     }
   }
 
@@ -109,6 +167,9 @@ final class FailingS3 implements AutoCloseable {
   @Override
   public void close() throws IOException {
     server.close();
+    for (Socket socket : relayed) {
+      socket.close();
+    }
     try {
       acceptor.join();
     } catch (InterruptedException e) {

@@ -10,6 +10,7 @@ import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.http.HttpError;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
+import dev.paddock.store.StoreException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -114,6 +115,8 @@ public final class Gateway implements AutoCloseable {
       }
       try {
         serve(exchange, route.get());
+      } catch (StoreException e) {
+        storeUnavailable(exchange, route.get(), e);
       } finally {
         exchange.close();
       }
@@ -237,6 +240,10 @@ public final class Gateway implements AutoCloseable {
       refuse(exchange, route, lookup.status());
       return;
     }
+    if (lookup.stale() && route.port().isPresent()) {
+      // Only the agent checks keys itself; a port's credentials are the store's to check.
+      throw new StoreException("the store cannot be read to check a port's credentials");
+    }
     SandboxRecord record = lookup.record().orElseThrow();
     if (route.port().isPresent() && !portAllowed(exchange, route, record)) {
       reply(
@@ -331,6 +338,28 @@ public final class Gateway implements AutoCloseable {
 
   private static String cannotList(String sandboxId, IOException e) {
     return "cannot list the ports sandbox " + sandboxId + " listens on: " + e.getMessage();
+  }
+
+  /**
+   * 503 with {@code Retry-After} when the store cannot be read (before anything was answered): the
+   * sandbox cannot be looked up, or its port's credentials cannot be checked. Requests to the agent
+   * of a sandbox this gateway routed before still go through ({@link Targets#lookup}).
+   */
+  private void storeUnavailable(HttpExchange exchange, Route route, StoreException e)
+      throws IOException {
+    if (exchange.getResponseCode() != -1) {
+      throw e; // the answer had begun: nothing more can be said on this exchange
+    }
+    exchange.getResponseHeaders().set("Retry-After", "1");
+    reply(
+        exchange,
+        route,
+        503,
+        "the store is unavailable right now, so sandbox "
+            + route.sandboxId()
+            + " cannot be looked up"
+            + (route.port().isPresent() ? " nor its port's credentials checked" : "")
+            + "; try again");
   }
 
   private void refuse(HttpExchange exchange, Route route, SandboxStatus status) throws IOException {

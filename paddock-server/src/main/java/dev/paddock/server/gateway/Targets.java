@@ -6,6 +6,7 @@ import dev.paddock.api.spi.RuntimeState;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
+import dev.paddock.store.StoreException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.Map;
@@ -19,7 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * sandbox record bumps its version, so each request reads only the stored version (one column by
  * key) and reuses the record, and the agent address the backend gave for it, while that version is
  * unchanged; a new version is read in full, and a RUNNING one asks the backend for its agent again.
- * Nothing is kept that a restart would need. Thread-safe.
+ * Nothing is kept that a restart would need. While the store cannot be read, a sandbox last seen
+ * RUNNING keeps its agent route (stale). Thread-safe.
  */
 final class Targets {
   private static final int MAX_KNOWN = 20_000;
@@ -28,18 +30,44 @@ final class Targets {
   private final SandboxBackend backend;
   private final Map<String, Lookup> known = new ConcurrentHashMap<>();
 
-  /** The outcome of a lookup: a running sandbox's record and agent, or why there is none. */
+  /**
+   * The outcome of a lookup: a running sandbox's record and agent, or why there is none; {@code
+   * stale} when the store could not be read and this is what the last lookup found.
+   */
   record Lookup(
-      Optional<SandboxRecord> record, SandboxStatus status, Optional<InetSocketAddress> agent) {}
+      Optional<SandboxRecord> record,
+      SandboxStatus status,
+      Optional<InetSocketAddress> agent,
+      boolean stale) {
+    Lookup(
+        Optional<SandboxRecord> record, SandboxStatus status, Optional<InetSocketAddress> agent) {
+      this(record, status, agent, false);
+    }
+  }
 
   Targets(SandboxStore store, SandboxBackend backend) {
     this.store = store;
     this.backend = backend;
   }
 
-  /** The agent address of a RUNNING record, or the status that stands in the way. */
+  /**
+   * The agent address of a RUNNING record, or the status that stands in the way. While the store
+   * cannot be read: the last lookup that found the sandbox RUNNING with its agent, marked stale
+   * (its agent still checks every request's session key itself).
+   *
+   * @throws StoreException when the store cannot be read and no such lookup is kept
+   */
   Lookup lookup(String sandboxId) {
-    OptionalLong version = store.version(sandboxId);
+    OptionalLong version;
+    try {
+      version = store.version(sandboxId);
+    } catch (StoreException e) {
+      Lookup cached = known.get(sandboxId);
+      if (cached == null || cached.agent().isEmpty()) {
+        throw e;
+      }
+      return new Lookup(cached.record(), cached.status(), cached.agent(), true);
+    }
     if (version.isEmpty()) {
       known.remove(sandboxId);
       return new Lookup(Optional.empty(), SandboxStatus.MISSING, Optional.empty());

@@ -391,6 +391,33 @@ class GatewayTest {
     assertThat(inspections).hasValue(1); // the address is cached per record version
   }
 
+  // The store unavailable (issue 15: PostgreSQL stopped; here the store is closed, so every call
+  // fails with a StoreException). The gateway used to let the exception escape: no answer at all.
+  @Test
+  void whileTheStoreCannotBeReadAKnownAgentRouteGoesOnAndTheRestAnswer503() throws Exception {
+    insert("sb-3", SandboxStatus.RUNNING);
+    int port = agent.getAddress().getPort();
+    assertThat(get("/sandboxes/sb-1/agent/who").statusCode()).isEqualTo(200);
+    assertThat(get("/sandboxes/sb-1/port/" + port + "/who", "X-Session-API-Key", KEY).statusCode())
+        .isEqualTo(200);
+
+    store.close();
+
+    assertThat(get("/sandboxes/sb-1/agent/who").statusCode())
+        .as("the agent of a sandbox routed before: it checks its own key")
+        .isEqualTo(200);
+    for (String path :
+        List.of("/sandboxes/sb-3/agent/who", "/sandboxes/sb-1/port/" + port + "/who")) {
+      HttpResponse<String> refused = get(path, "X-Session-API-Key", KEY);
+      assertThat(refused.statusCode()).as(path).isEqualTo(503);
+      assertThat(refused.headers().firstValue("Retry-After")).as(path).hasValue("1");
+      assertThat(refused.body())
+          .as(path)
+          .contains("\"detail\"", "the store is unavailable right now")
+          .doesNotContain("Exception", "closed");
+    }
+  }
+
   @Test
   void aWebSocketIsTunnelledBothWays() throws Exception {
     CompletableFuture<String> echoed = new CompletableFuture<>();
