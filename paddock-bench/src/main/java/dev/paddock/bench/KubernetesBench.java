@@ -6,8 +6,11 @@ import dev.paddock.backend.kubernetes.KubernetesBackendProvider;
 import dev.paddock.backend.kubernetes.KubernetesTestCluster;
 import dev.paddock.backend.process.ProcessBackendProvider;
 import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,24 +20,34 @@ import java.util.Map;
  * the fake's reaction), interleaved with the process backend starting the same agent with the same
  * JVM options, in the same run. The difference of the p50s is the figure (target ≤ 50 ms).
  *
+ * <p>{@code --trace} times the steps of a few starts instead (the backend's, the fake kubelet's and
+ * the mock server's TRACE lines, one clock): a timeline of each and the median of each step, next
+ * to the process backend's starts in the same run. The tracing costs a little itself, so the
+ * figures come from runs without it.
+ *
  * <pre>
- * java -cp paddock-bench/target/benchmarks.jar dev.paddock.bench.KubernetesBench [--quick] [--json FILE]
+ * java -cp paddock-bench/target/benchmarks.jar dev.paddock.bench.KubernetesBench [--quick] [--json FILE] [--trace]
  * </pre>
  */
 public final class KubernetesBench {
   private KubernetesBench() {}
 
   public static void main(String[] args) throws Exception {
+    List<String> rest = new ArrayList<>(List.of(args));
+    boolean trace = rest.remove("--trace");
     BenchOptions options =
-        BenchOptions.parseOrExit(args, "KubernetesBench [--quick] [--json FILE]", false);
-    Cleanup.around(cleanup -> run(options, cleanup));
+        BenchOptions.parseOrExit(
+            rest.toArray(String[]::new),
+            "KubernetesBench [--quick] [--json FILE] [--trace]",
+            false);
+    Cleanup.around(cleanup -> run(options, trace, cleanup));
   }
 
   /** Held so the setting stays: a logger without a strong reference may be collected. */
   private static final java.util.logging.Logger MOCK_LOG =
       java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
 
-  private static void run(BenchOptions options, Cleanup cleanup) throws Exception {
+  private static void run(BenchOptions options, boolean trace, Cleanup cleanup) throws Exception {
     // The mock server logs every request it answers (two console lines each), which buried the
     // report; silencing it did not move the figures (201 ms overhead before, 209 ms after).
     MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
@@ -62,6 +75,10 @@ public final class KubernetesBench {
     // Warm-up: the first of each loads classes in this JVM and fills the page cache.
     onKubernetes.destroy(onKubernetes.start(0));
     onProcess.destroy(onProcess.start(0));
+    if (trace) {
+      traceStarts(options.quick() ? 2 : 5, onKubernetes, onProcess);
+      return;
+    }
     Samples k8s = new Samples(starts);
     Samples local = new Samples(starts);
     for (int i = 1; i <= starts; i++) {
@@ -101,6 +118,62 @@ public final class KubernetesBench {
     if (options.json().isPresent()) {
       report.writeJson(options.json().get());
     }
+  }
+
+  /** The steps of the step names below, by the first line of each (source, text prefix). */
+  private static final List<List<String>> STEPS =
+      List.of(
+          List.of("backend", "created pod"),
+          List.of("kubelet", "watch event ADDED"),
+          List.of("kubelet", "spawned the agent"),
+          List.of("kubelet", "status of pod"),
+          List.of("backend", "pod of"),
+          List.of("kubelet", "ready line"),
+          List.of("backend", "agent of"),
+          List.of("backend", "start of"));
+
+  private static void traceStarts(int starts, BenchSandboxes onKubernetes, BenchSandboxes onProcess)
+      throws Exception {
+    Samples local = new Samples(starts);
+    List<double[]> steps = new ArrayList<>();
+    List<Integer> requests = new ArrayList<>();
+    try (StartTrace trace = StartTrace.install()) {
+      for (int i = 1; i <= starts; i++) {
+        local.add(timedStart(onProcess, i));
+        Instant t0 = Instant.now();
+        BenchSandboxes.Sandbox s = onKubernetes.start(i);
+        Instant t1 = Instant.now();
+        onKubernetes.destroy(s);
+        List<StartTrace.Line> lines = trace.between(t0, t1);
+        System.out.printf(
+            "%nstart %d, kubernetes: %.1f ms (lines stamped from the call)%n",
+            i, java.time.Duration.between(t0, t1).toNanos() / 1e6);
+        StartTrace.print(System.out, t0, lines);
+        double[] at = new double[STEPS.size() + 1];
+        for (int k = 0; k < STEPS.size(); k++) {
+          at[k] =
+              StartTrace.first(lines, STEPS.get(k).get(0), STEPS.get(k).get(1))
+                  .map(l -> StartTrace.millis(t0, l))
+                  .orElse(Double.NaN);
+        }
+        at[STEPS.size()] = java.time.Duration.between(t0, t1).toNanos() / 1e6;
+        steps.add(at);
+        requests.add((int) lines.stream().filter(l -> l.source().equals("mock")).count());
+      }
+    }
+    System.out.printf("%nmedian of %d traced starts, ms from the start call:%n", starts);
+    for (int k = 0; k <= STEPS.size(); k++) {
+      int step = k;
+      double[] values = steps.stream().mapToDouble(a -> a[step]).sorted().toArray();
+      String name =
+          step == STEPS.size()
+              ? "returned"
+              : STEPS.get(step).get(0) + ": " + STEPS.get(step).get(1);
+      System.out.printf("  %-32s %8.1f%n", name, values[values.length / 2]);
+    }
+    System.out.printf(
+        "  mock requests in the window: %s%n  process backend starts (same run): p50 %.1f ms%n",
+        requests, local.percentileMillis(50));
   }
 
   private static long timedStart(BenchSandboxes sandboxes, int n) {

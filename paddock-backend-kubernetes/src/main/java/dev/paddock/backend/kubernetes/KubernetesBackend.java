@@ -115,8 +115,12 @@ final class KubernetesBackend implements SandboxBackend {
               objects.secret(id, request.sessionKeyDigests(), request.adminKeyDigest()),
               objects.policy(id)));
       try {
+        trace("creating pod {0}", pod.getMetadata().getName());
         create(pod);
-        return awaitRunning(id);
+        trace("created pod {0}", pod.getMetadata().getName());
+        RuntimeHandle running = awaitRunning(id);
+        trace("start of {0} returns: running", id);
+        return running;
       } catch (RuntimeException e) {
         RuntimeStartException failure = asStartFailure(e, "starting " + id);
         LOG.log(System.Logger.Level.WARNING, "kubernetes: start of {0} failed: {1}", id, e);
@@ -126,6 +130,14 @@ final class KubernetesBackend implements SandboxBackend {
     } finally {
       starting.remove(id);
     }
+  }
+
+  /**
+   * One step of a start, at TRACE: what {@code KubernetesBench --trace} times a start by. Off (one
+   * level check) unless the logger {@code paddock.backend.kubernetes} is at TRACE (JUL: FINER).
+   */
+  private static void trace(String format, Object... args) {
+    LOG.log(System.Logger.Level.TRACE, format, args);
   }
 
   private void create(HasMetadata object) {
@@ -148,7 +160,13 @@ final class KubernetesBackend implements SandboxBackend {
     List<Future<?>> creates = new ArrayList<>();
     try (var threads = Executors.newVirtualThreadPerTaskExecutor()) {
       for (HasMetadata object : all) {
-        creates.add(threads.submit(() -> create(object)));
+        creates.add(
+            threads.submit(
+                () -> {
+                  trace("creating {0} {1}", object.getKind(), object.getMetadata().getName());
+                  create(object);
+                  trace("created {0} {1}", object.getKind(), object.getMetadata().getName());
+                }));
       }
     }
     // Closing the executor waits for every create; an interrupt meanwhile is kept for the caller,
@@ -223,17 +241,37 @@ final class KubernetesBackend implements SandboxBackend {
               ? new RuntimeFailure(PodDiagnosis.POD_GONE, "pod of " + id + " vanished")
               : PodDiagnosis.pending(last, events(SandboxObjects.podName(id))));
     }
+    trace(
+        "pod of {0} seen: phase {1}, ip {2}",
+        id,
+        pod == null ? "(gone)" : PodDiagnosis.status(pod).getPhase(),
+        pod == null ? "-" : PodDiagnosis.status(pod).getPodIP());
+    int[] refused = {0};
     while (true) {
       checkStarting(id, pod);
-      if (probe.answers(PodDiagnosis.status(pod).getPodIP(), settings.agentPort())) {
+      if (answers(id, pod, refused)) {
         return handle(id);
       }
       if (System.nanoTime() - deadline >= 0) {
         throw new RuntimeStartException(
             PodDiagnosis.pending(pod, events(pod.getMetadata().getName())));
       }
-      pod = waitBriefly(id, pod);
+      pod = waitBriefly(id, pod, refused);
     }
+  }
+
+  /** Probes the pod's agent; at TRACE, counts refusals and says how long the answer took. */
+  private boolean answers(String id, Pod pod, int[] refused) {
+    long t0 = System.nanoTime();
+    String ip = PodDiagnosis.status(pod).getPodIP();
+    if (probe.answers(ip, settings.agentPort())) {
+      trace(
+          "agent of {0} answered /alive at {1} after {2} refused probes; this probe took {3} us",
+          id, ip, refused[0], (System.nanoTime() - t0) / 1000);
+      return true;
+    }
+    refused[0]++;
+    return false;
   }
 
   /**
@@ -278,7 +316,7 @@ final class KubernetesBackend implements SandboxBackend {
   }
 
   // The agent listens a moment after its container runs: probe often, read the pod now and then.
-  private Pod waitBriefly(String id, Pod pod) {
+  private Pod waitBriefly(String id, Pod pod, int[] refused) {
     long until = System.nanoTime() + POD_CHECK.toNanos();
     while (System.nanoTime() - until < 0) {
       LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
@@ -286,7 +324,7 @@ final class KubernetesBackend implements SandboxBackend {
         Thread.currentThread().interrupt();
         throw failure(Kind.UNKNOWN, "interrupted while waiting for " + id);
       }
-      if (probe.answers(PodDiagnosis.status(pod).getPodIP(), settings.agentPort())) {
+      if (answers(id, pod, refused)) {
         return pod;
       }
     }

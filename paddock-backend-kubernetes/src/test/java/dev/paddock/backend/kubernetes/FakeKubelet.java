@@ -156,6 +156,7 @@ public final class FakeKubelet implements AutoCloseable {
     public void eventReceived(Action action, Pod pod) {
       String name = pod.getMetadata().getName();
       String uid = pod.getMetadata().getUid();
+      trace("watch event {0} pod {1}", action, name);
       if (action == Action.DELETED) {
         stop(name, uid);
       } else if (pod.getMetadata().getDeletionTimestamp() != null) {
@@ -185,6 +186,11 @@ public final class FakeKubelet implements AutoCloseable {
     }
   }
 
+  /** One step of a pod's life here, at TRACE (JUL: FINER): {@code KubernetesBench --trace}. */
+  private static void trace(String format, Object... args) {
+    LOG.log(System.Logger.Level.TRACE, format, args);
+  }
+
   private boolean runs(String name, String uid) {
     RunningPod pod = running.get(name);
     return pod != null && pod.uid().equals(uid);
@@ -208,6 +214,7 @@ public final class FakeKubelet implements AutoCloseable {
                     }
                     return p;
                   });
+      trace("finalizer on pod {0}", name);
       if (!uid.equals(admitted.getMetadata().getUid())
           || admitted.getMetadata().getDeletionTimestamp() != null) {
         return;
@@ -247,6 +254,7 @@ public final class FakeKubelet implements AutoCloseable {
       env.put(var.getName(), var.getValue() == null ? "" : var.getValue());
     }
     Process process = builder.start();
+    trace("spawned the agent of pod {0}: pid {1}", name, process.pid());
     RunningPod previous = running.put(name, new RunningPod(uid, process, podDir));
     if (previous != null) {
       killTree(previous.process()); // an older pod of the name, whose delete has not come yet
@@ -260,13 +268,16 @@ public final class FakeKubelet implements AutoCloseable {
       return;
     }
     report(pod, status(pod, ip, false));
+    trace("status of pod {0} written: Running, ip {1}", name, ip);
     Deque<String> tail = new ArrayDeque<>();
     try (BufferedReader out =
         new BufferedReader(
             new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = out.readLine()) != null; ) {
         if (ReadyLine.parse(line).isPresent()) {
+          trace("ready line of pod {0} read", name);
           report(pod, status(pod, ip, true));
+          trace("status of pod {0} written: Ready", name);
         }
         tail.addLast(line);
         if (tail.size() > 20) {
@@ -309,6 +320,7 @@ public final class FakeKubelet implements AutoCloseable {
     if (secret == null) {
       throw new IOException("secret " + secretName + " not found");
     }
+    trace("secret {0} read", secretName);
     for (Map.Entry<String, String> entry : secret.getData().entrySet()) {
       Files.write(dir.resolve(entry.getKey()), Base64.getDecoder().decode(entry.getValue()));
     }
