@@ -2,6 +2,7 @@ package dev.paddock.bench;
 
 import dev.paddock.api.SandboxSpec;
 import dev.paddock.api.spi.SandboxBackend;
+import dev.paddock.backend.kubernetes.FakeKubelet;
 import dev.paddock.backend.kubernetes.KubernetesBackendProvider;
 import dev.paddock.backend.kubernetes.KubernetesTestCluster;
 import dev.paddock.backend.process.ProcessBackendProvider;
@@ -12,6 +13,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The Kubernetes backend's own overhead: create → RUNNING through the backend against fabric8's
@@ -81,9 +83,10 @@ public final class KubernetesBench {
     }
     Samples k8s = new Samples(starts);
     Samples local = new Samples(starts);
+    Parts parts = new Parts(starts);
     for (int i = 1; i <= starts; i++) {
       local.add(timedStart(onProcess, i));
-      k8s.add(timedStart(onKubernetes, i));
+      k8s.add(timedStart(onKubernetes, i, cluster.kubelet(), parts));
     }
     if (!onKubernetes.left().isEmpty() || !onProcess.left().isEmpty()) {
       throw new IllegalStateException("sandboxes left after the bench");
@@ -113,6 +116,9 @@ public final class KubernetesBench {
             localP50,
             "process backend p50",
             Figure.Target.atMost(50)));
+    if (parts.announced.count() > 0) {
+      parts.report(report, localP50);
+    }
     System.out.println();
     report.print(System.out);
     if (options.json().isPresent()) {
@@ -174,6 +180,95 @@ public final class KubernetesBench {
     System.out.printf(
         "  mock requests in the window: %s%n  process backend starts (same run): p50 %.1f ms%n",
         requests, local.percentileMillis(50));
+  }
+
+  /**
+   * Where each Kubernetes start's time went, by the fake kubelet's stamps (its watch event, the
+   * agent spawned, the agent's ready line read) between the call and the return: each part measured
+   * per start, p50 over the starts (so the parts need not add up to the p50 total).
+   */
+  private static final class Parts {
+    final Samples announced;
+    final Samples reaction;
+    final Samples agent;
+    final Samples probe;
+    final Samples backend;
+
+    Parts(int starts) {
+      announced = new Samples(starts);
+      reaction = new Samples(starts);
+      agent = new Samples(starts);
+      probe = new Samples(starts);
+      backend = new Samples(starts);
+    }
+
+    void add(long t0, FakeKubelet.StartTimes at, long t1) {
+      announced.add(at.announced() - t0);
+      reaction.add(at.spawned() - at.announced());
+      agent.add(at.readyLine() - at.spawned());
+      probe.add(t1 - at.readyLine());
+      backend.add((at.announced() - t0) + (t1 - at.readyLine()));
+    }
+
+    void report(Report report, double processP50) {
+      String base = "process backend create → RUNNING p50";
+      report.add(
+          Figure.info(
+              "  call → the kubelet's watch event (the backend's creates)",
+              "ms",
+              announced.percentileMillis(50),
+              processP50,
+              base));
+      report.add(
+          Figure.info(
+              "  watch event → agent spawned (the fake kubelet's own)",
+              "ms",
+              reaction.percentileMillis(50),
+              processP50,
+              base));
+      report.add(
+          Figure.info(
+              "  agent spawned → its ready line (the agent JVM in the pod)",
+              "ms",
+              agent.percentileMillis(50),
+              processP50,
+              base));
+      report.add(
+          Figure.info(
+              "  ready line → the start returns (the backend's probe)",
+              "ms",
+              probe.percentileMillis(50),
+              processP50,
+              base));
+      report.add(
+          Figure.info(
+              "  the backend's own (call → event + ready line → return)",
+              "ms",
+              backend.percentileMillis(50),
+              processP50,
+              base));
+    }
+  }
+
+  /** A Kubernetes start, with its parts when the fake kubelet ran it. */
+  private static long timedStart(
+      BenchSandboxes sandboxes, int n, Optional<FakeKubelet> kubelet, Parts parts)
+      throws InterruptedException {
+    long t0 = System.nanoTime();
+    BenchSandboxes.Sandbox s = sandboxes.start(n);
+    long t1 = System.nanoTime();
+    // The agent may answer its probe a moment before the kubelet has read its ready line.
+    Optional<FakeKubelet.StartTimes> at = Optional.empty();
+    for (int tries = 0; kubelet.isPresent() && tries < 200; tries++) {
+      at = kubelet.get().startTimes(s.handle().sandboxId()).filter(a -> a.readyLine() != 0);
+      if (at.isPresent()) {
+        break;
+      }
+      Thread.sleep(10);
+    }
+    sandboxes.destroy(s);
+    at.ifPresent(a -> parts.add(t0, a, t1));
+    return t1 - t0;
   }
 
   private static long timedStart(BenchSandboxes sandboxes, int n) {
