@@ -84,9 +84,15 @@ public final class KubernetesBench {
     Samples k8s = new Samples(starts);
     Samples local = new Samples(starts);
     Parts parts = new Parts(starts);
+    Samples k8sCpu = new Samples(starts);
+    Samples localCpu = new Samples(starts);
     for (int i = 1; i <= starts; i++) {
+      long cpu = benchCpuNanos();
       local.add(timedStart(onProcess, i));
+      localCpu.add(benchCpuNanos() - cpu);
+      cpu = benchCpuNanos();
       k8s.add(timedStart(onKubernetes, i, cluster.kubelet(), parts));
+      k8sCpu.add(benchCpuNanos() - cpu);
     }
     if (!onKubernetes.left().isEmpty() || !onProcess.left().isEmpty()) {
       throw new IllegalStateException("sandboxes left after the bench");
@@ -119,6 +125,13 @@ public final class KubernetesBench {
     if (parts.announced.count() > 0) {
       parts.report(report, localP50);
     }
+    report.add(
+        Figure.info(
+            "CPU of this JVM (mock, client, kubelet) per kubernetes start + destroy, p50",
+            "ms",
+            k8sCpu.percentileMillis(50),
+            localCpu.percentileMillis(50),
+            "per process start + destroy"));
     System.out.println();
     report.print(System.out);
     if (options.json().isPresent()) {
@@ -269,6 +282,16 @@ public final class KubernetesBench {
     sandboxes.destroy(s);
     at.ifPresent(a -> parts.add(t0, a, t1));
     return t1 - t0;
+  }
+
+  /**
+   * CPU time used by this JVM so far, all threads: the mock API server, the fabric8 clients, the
+   * fake kubelet and their JIT compiles share the machine's cores with the starting agent.
+   */
+  private static long benchCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private static long timedStart(BenchSandboxes sandboxes, int n) {
