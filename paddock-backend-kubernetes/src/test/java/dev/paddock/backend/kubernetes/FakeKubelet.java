@@ -65,13 +65,14 @@ import java.util.stream.Stream;
  * status follows while the agent starts. Each write is one JSON patch built on the event's copy (no
  * read before it), whose {@code test} of the uid refuses it for a later pod of the same name. An
  * earlier version read the pod before each write and wrote the status twice (again on the agent's
- * ready line): three requests in turn before the spawn and three more while the agent started, on
- * the same two cores (docs/BENCHMARKS.md, Kubernetes). It writes the pod's status back as the
- * kubelet would: {@code Running} and {@code Ready} with the pod IP once the process runs (the
- * container has no readiness probe: a kubelet reports such a container ready once it runs; the
- * backend asks the agent itself), {@code Failed} with the exit code and the last output lines as
- * the termination message ({@code FallbackToLogsOnError}) when it ends on its own; when the pod is
- * deleted it kills the process tree, removes the pod's directories and the finalizer.
+ * ready line): three requests in turn before the spawn, three more while the agent started and two
+ * as it answered its first request, on the same two cores (docs/BENCHMARKS.md, Kubernetes). It
+ * writes the pod's status back as the kubelet would: {@code Running} and {@code Ready} with the pod
+ * IP once the process runs (the container has no readiness probe: a kubelet reports such a
+ * container ready once it runs; the backend asks the agent itself), {@code Failed} with the exit
+ * code and the last output lines as the termination message ({@code FallbackToLogsOnError}) when it
+ * ends on its own; when the pod is deleted it kills the process tree, removes the pod's directories
+ * and the finalizer.
  *
  * <p>What it does not do: run the image (the agent runs on this host's JDK, the sandbox's commands
  * on this host's shell), apply the pod's security context, resources or network policy (the tests
