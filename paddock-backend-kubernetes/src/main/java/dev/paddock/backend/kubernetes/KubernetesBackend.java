@@ -67,7 +67,6 @@ final class KubernetesBackend implements SandboxBackend {
       Kind.of("kubernetes.api", "The Kubernetes API refused or failed the request.");
 
   private static final System.Logger LOG = System.getLogger("paddock.backend.kubernetes");
-  private static final Duration POD_CHECK = Duration.ofMillis(200);
 
   private final KubernetesSettings settings;
   private final KubernetesClient client;
@@ -115,17 +114,35 @@ final class KubernetesBackend implements SandboxBackend {
               objects.secret(id, request.sessionKeyDigests(), request.adminKeyDigest()),
               objects.policy(id)));
       try {
+        trace("creating pod {0}", pod.getMetadata().getName());
         create(pod);
-        return awaitRunning(id);
+        trace("created pod {0}", pod.getMetadata().getName());
+        RuntimeHandle running = awaitRunning(id);
+        trace("start of {0} returns: running", id);
+        return running;
       } catch (RuntimeException e) {
         RuntimeStartException failure = asStartFailure(e, "starting " + id);
         LOG.log(System.Logger.Level.WARNING, "kubernetes: start of {0} failed: {1}", id, e);
+        // The clean-up must reach the API even when the start was interrupted (fabric8 refuses
+        // calls while the flag is set); the flag is kept for the caller.
+        boolean interrupted = Thread.interrupted();
         removeQuietly(id, failure);
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
         throw failure;
       }
     } finally {
       starting.remove(id);
     }
+  }
+
+  /**
+   * One step of a start, at TRACE: what {@code KubernetesBench --trace} times a start by. Off (one
+   * level check) unless the logger {@code paddock.backend.kubernetes} is at TRACE (JUL: FINER).
+   */
+  private static void trace(String format, Object... args) {
+    LOG.log(System.Logger.Level.TRACE, format, args);
   }
 
   private void create(HasMetadata object) {
@@ -134,12 +151,14 @@ final class KubernetesBackend implements SandboxBackend {
 
   /**
    * Creates the sandbox's claim and the objects its pod needs (Secret, NetworkPolicy) at once, one
-   * virtual thread each, joined before it returns: none depends on another, and on a real cluster
-   * each create is a round trip the start would otherwise wait for in turn. When any fails, the
-   * objects this call may have made are removed: every one but those refused with 409 (already
-   * there, e.g. of a sandbox with the same id: not this start's to delete); a create that failed
-   * otherwise (a timeout, a 5xx) may still have been made by the server. The claim's failure is the
-   * one reported when it failed.
+   * virtual thread each, joined before it returns: none depends on another, and each is a round
+   * trip the start would otherwise wait for in turn. The pod itself is created after them, never
+   * with them: it must not run before its NetworkPolicy exists, and a pod whose claim or Secret is
+   * missing is retried by the scheduler and kubelet with back-off. When any fails, the objects this
+   * call may have made are removed: every one but those refused with 409 (already there, e.g. of a
+   * sandbox with the same id: not this start's to delete); a create that failed otherwise (a
+   * timeout, a 5xx) may still have been made by the server. The claim's failure is the one reported
+   * when it failed.
    */
   private void createTogether(String id, HasMetadata claim, List<HasMetadata> others) {
     List<HasMetadata> all = new ArrayList<>();
@@ -148,7 +167,13 @@ final class KubernetesBackend implements SandboxBackend {
     List<Future<?>> creates = new ArrayList<>();
     try (var threads = Executors.newVirtualThreadPerTaskExecutor()) {
       for (HasMetadata object : all) {
-        creates.add(threads.submit(() -> create(object)));
+        creates.add(
+            threads.submit(
+                () -> {
+                  trace("creating {0} {1}", object.getKind(), object.getMetadata().getName());
+                  create(object);
+                  trace("created {0} {1}", object.getKind(), object.getMetadata().getName());
+                }));
       }
     }
     // Closing the executor waits for every create; an interrupt meanwhile is kept for the caller,
@@ -206,8 +231,14 @@ final class KubernetesBackend implements SandboxBackend {
   }
 
   /**
-   * Waits (a watch on the one pod) until the pod runs with an IP or fails, then until its agent
-   * answers; a pod still pending at the deadline is diagnosed from its conditions and events.
+   * Waits (a watch on the one pod) until the pod has an IP or fails, then probes its agent every
+   * {@link #PROBE_INTERVAL} until it answers, reading the pod again every {@link #POD_CHECK} (a
+   * container that died fails the start then); a pod still pending at the deadline is diagnosed
+   * from its conditions and events.
+   *
+   * <p>The probe starts as soon as the pod has an IP, whatever its phase: a kubelet gives the pod
+   * its IP with its sandbox and may report the container running only at its next relist, while the
+   * agent can answer before that.
    */
   private RuntimeHandle awaitRunning(String id) {
     long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
@@ -215,7 +246,9 @@ final class KubernetesBackend implements SandboxBackend {
     try {
       pod =
           awaitPod(
-              id, p -> p == null || PodDiagnosis.fatal(p, false).isPresent() || hasIp(p), deadline);
+              id,
+              p -> p == null || PodDiagnosis.fatal(p, false).isPresent() || ip(p).isPresent(),
+              deadline);
     } catch (KubernetesClientTimeoutException e) {
       Pod last = pods(id).get();
       throw new RuntimeStartException(
@@ -223,17 +256,50 @@ final class KubernetesBackend implements SandboxBackend {
               ? new RuntimeFailure(PodDiagnosis.POD_GONE, "pod of " + id + " vanished")
               : PodDiagnosis.pending(last, events(SandboxObjects.podName(id))));
     }
+    trace(
+        "pod of {0} seen: phase {1}, ip {2}",
+        id,
+        pod == null ? "(gone)" : PodDiagnosis.status(pod).getPhase(),
+        pod == null ? "-" : PodDiagnosis.status(pod).getPodIP());
+    int refused = 0;
+    long checkAt = System.nanoTime() + POD_CHECK.toNanos();
     while (true) {
       checkStarting(id, pod);
-      if (probe.answers(PodDiagnosis.status(pod).getPodIP(), settings.agentPort())) {
+      Optional<String> ip = ip(pod);
+      long t0 = System.nanoTime();
+      if (ip.isPresent() && probe.answers(ip.get(), settings.agentPort())) {
+        trace(
+            "agent of {0} answered /alive at {1} after {2} refused probes; this probe took {3} us",
+            id, ip.get(), refused, (System.nanoTime() - t0) / 1000);
         return handle(id);
       }
+      refused++;
       if (System.nanoTime() - deadline >= 0) {
         throw new RuntimeStartException(
             PodDiagnosis.pending(pod, events(pod.getMetadata().getName())));
       }
-      pod = waitBriefly(id, pod);
+      LockSupport.parkNanos(PROBE_INTERVAL.toNanos());
+      if (Thread.interrupted()) {
+        Thread.currentThread().interrupt();
+        throw failure(Kind.UNKNOWN, "interrupted while waiting for " + id);
+      }
+      if (System.nanoTime() - checkAt >= 0) {
+        pod = pods(id).get();
+        checkAt = System.nanoTime() + POD_CHECK.toNanos();
+      }
     }
+  }
+
+  /** How often a pod with an IP is probed until its agent answers (a refused connect is cheap). */
+  private static final Duration PROBE_INTERVAL = Duration.ofMillis(5);
+
+  /** How often the pod is read while its agent is probed. */
+  private static final Duration POD_CHECK = Duration.ofMillis(200);
+
+  /** The pod's IP once it has one. */
+  private static Optional<String> ip(Pod pod) {
+    String ip = PodDiagnosis.status(pod).getPodIP();
+    return ip == null || ip.isBlank() ? Optional.empty() : Optional.of(ip);
   }
 
   /**
@@ -275,27 +341,6 @@ final class KubernetesBackend implements SandboxBackend {
     if (fatal.isPresent()) {
       throw new RuntimeStartException(fatal.get());
     }
-  }
-
-  // The agent listens a moment after its container runs: probe often, read the pod now and then.
-  private Pod waitBriefly(String id, Pod pod) {
-    long until = System.nanoTime() + POD_CHECK.toNanos();
-    while (System.nanoTime() - until < 0) {
-      LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
-      if (Thread.interrupted()) {
-        Thread.currentThread().interrupt();
-        throw failure(Kind.UNKNOWN, "interrupted while waiting for " + id);
-      }
-      if (probe.answers(PodDiagnosis.status(pod).getPodIP(), settings.agentPort())) {
-        return pod;
-      }
-    }
-    return pods(id).get();
-  }
-
-  private static boolean hasIp(Pod pod) {
-    String ip = PodDiagnosis.status(pod).getPodIP();
-    return "Running".equals(PodDiagnosis.status(pod).getPhase()) && ip != null && !ip.isBlank();
   }
 
   private static long remainingMillis(long deadline) {
@@ -350,9 +395,9 @@ final class KubernetesBackend implements SandboxBackend {
     if (fatal.isPresent()) {
       return error(fatal.get());
     }
-    String ip = PodDiagnosis.status(pod.get()).getPodIP();
-    if (hasIp(pod.get()) && probe.answers(ip, settings.agentPort())) {
-      return new RuntimeState(SandboxStatus.RUNNING, urls(ip), Optional.empty());
+    Optional<String> ip = ip(pod.get());
+    if (ip.isPresent() && probe.answers(ip.get(), settings.agentPort())) {
+      return new RuntimeState(SandboxStatus.RUNNING, urls(ip.get()), Optional.empty());
     }
     return state(SandboxStatus.STARTING);
   }

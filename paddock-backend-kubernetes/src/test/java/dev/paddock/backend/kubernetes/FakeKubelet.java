@@ -21,6 +21,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -40,6 +42,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -47,18 +51,28 @@ import java.util.stream.Stream;
 /**
  * A stand-in for the kubelet, the scheduler and the volume provisioner, for tests against fabric8's
  * mock API server (which stores objects but runs no controller). It watches the namespace's pods
- * and, for each new one, does what a node would: puts a finalizer on it (so a delete waits, as
- * graceful deletion does, until the containers are killed), gives it its own loopback address
- * ({@code 127.1.x.y}, so every pod can listen on the same container port, as pods do on their own
- * IPs), turns its volumes into directories (a claim's directory lives until the claim is deleted,
- * emptyDirs and secret volumes until the pod goes; a Secret's data is written as files, the
- * directory then made read-only like a secret mount), and runs its container's arguments with the
- * agent-server from this JVM's class path as a child process, with the mount paths and {@code
- * --host 0.0.0.0} mapped onto those directories and that address. It writes the pod's status back
- * as the kubelet would: {@code Running} with the pod IP once the process runs, {@code Ready} once
- * the agent prints its ready line, {@code Failed} with the exit code and the last output lines as
- * the termination message ({@code FallbackToLogsOnError}) when it ends on its own; when the pod is
- * deleted it kills the process tree, removes the pod's directories and the finalizer.
+ * and, for each new one, acts on the watch event at once, from the event's copy of the pod, and
+ * does what a node would: puts a finalizer on it (so a delete waits, as graceful deletion does,
+ * until the containers are killed), gives it its own loopback address ({@code 127.1.x.y}, so every
+ * pod can listen on the same container port, as pods do on their own IPs), turns its volumes into
+ * directories (a claim's directory lives until the claim is deleted, emptyDirs and secret volumes
+ * until the pod goes; a Secret's data is written as files, the directory then made read-only like a
+ * secret mount), and runs its container's arguments with the agent-server from this JVM's class
+ * path as a child process, with the mount paths and {@code --host 0.0.0.0} mapped onto those
+ * directories and that address. Like a kubelet, it starts the container as soon as the pod's
+ * volumes are ready and writes the status afterwards: the finalizer write and the Secret read run
+ * at once, the agent is spawned when both are done (never before the finalizer is on), and the
+ * status follows while the agent starts. Each write is one JSON patch built on the event's copy (no
+ * read before it), whose {@code test} of the uid refuses it for a later pod of the same name. An
+ * earlier version read the pod before each write and wrote the status twice (again on the agent's
+ * ready line): three requests in turn before the spawn, three more while the agent started and two
+ * as it answered its first request, on the same two cores (docs/BENCHMARKS.md, Kubernetes). It
+ * writes the pod's status back as the kubelet would: {@code Running} and {@code Ready} with the pod
+ * IP once the process runs (the container has no readiness probe: a kubelet reports such a
+ * container ready once it runs; the backend asks the agent itself), {@code Failed} with the exit
+ * code and the last output lines as the termination message ({@code FallbackToLogsOnError}) when it
+ * ends on its own; when the pod is deleted it kills the process tree, removes the pod's directories
+ * and the finalizer.
  *
  * <p>What it does not do: run the image (the agent runs on this host's JDK, the sandbox's commands
  * on this host's shell), apply the pod's security context, resources or network policy (the tests
@@ -79,6 +93,7 @@ public final class FakeKubelet implements AutoCloseable {
   private final AtomicInteger addresses = new AtomicInteger(1);
   private final Map<String, RunningPod> running = new ConcurrentHashMap<>();
   private final Map<String, Failure> failures = new ConcurrentHashMap<>();
+  private final Map<String, Stamps> stamps = new ConcurrentHashMap<>();
   private final Watch pods;
   private final Watch claims;
 
@@ -99,6 +114,33 @@ public final class FakeKubelet implements AutoCloseable {
     /** A pod the scheduler cannot place, with its message ("0/3 nodes are available: ..."). */
     public static Failure unschedulable(String message) {
       return new Failure(Optional.empty(), Optional.of(message), message);
+    }
+  }
+
+  /**
+   * When this stand-in, for one pod, got the watch event that announced it, spawned its agent, and
+   * read the agent's ready line ({@link System#nanoTime} values; 0: not yet). For the bench, which
+   * reports the stand-in's own reaction apart from the backend's time.
+   */
+  public record StartTimes(long announced, long spawned, long readyLine) {}
+
+  /** The stamps of one pod (of {@code uid}), filled in as it starts. */
+  private static final class Stamps {
+    final String uid;
+    final long announced;
+    volatile long spawned;
+    volatile long readyLine;
+
+    Stamps(String uid, long announced) {
+      this.uid = uid;
+      this.announced = announced;
+    }
+  }
+
+  private void stamp(String name, String uid, java.util.function.Consumer<Stamps> change) {
+    Stamps current = stamps.get(name);
+    if (current != null && current.uid.equals(uid)) {
+      change.accept(current);
     }
   }
 
@@ -131,6 +173,14 @@ public final class FakeKubelet implements AutoCloseable {
         : java.util.OptionalLong.of(pod.process().pid());
   }
 
+  /** The start of the running sandbox's pod as this kubelet saw it, until the pod is stopped. */
+  public Optional<StartTimes> startTimes(String sandboxId) {
+    Stamps s = stamps.get(SandboxObjects.podName(sandboxId));
+    return s == null
+        ? Optional.empty()
+        : Optional.of(new StartTimes(s.announced, s.spawned, s.readyLine));
+  }
+
   /** How many agent processes run now. */
   public int runningAgents() {
     return (int) running.values().stream().filter(p -> p.process().isAlive()).count();
@@ -156,11 +206,13 @@ public final class FakeKubelet implements AutoCloseable {
     public void eventReceived(Action action, Pod pod) {
       String name = pod.getMetadata().getName();
       String uid = pod.getMetadata().getUid();
+      trace("watch event {0} pod {1}", action, name);
       if (action == Action.DELETED) {
         stop(name, uid);
       } else if (pod.getMetadata().getDeletionTimestamp() != null) {
         Thread.ofVirtual().start(() -> terminate(name, uid));
       } else if (action == Action.ADDED && !runs(name, uid)) {
+        stamps.put(name, new Stamps(uid, System.nanoTime()));
         Thread.ofVirtual().start(() -> admit(pod));
       }
     }
@@ -185,37 +237,32 @@ public final class FakeKubelet implements AutoCloseable {
     }
   }
 
+  /** One step of a pod's life here, at TRACE (JUL: FINER): {@code KubernetesBench --trace}. */
+  private static void trace(String format, Object... args) {
+    LOG.log(System.Logger.Level.TRACE, format, args);
+  }
+
   private boolean runs(String name, String uid) {
     RunningPod pod = running.get(name);
     return pod != null && pod.uid().equals(uid);
   }
 
+  /**
+   * Runs a pod the watch just announced, from the event's own copy of it, as a kubelet does: the
+   * finalizer write (one JSON patch, refused unless the pod is still this very one) and the volume
+   * set-up (the Secret read) go at once, the agent is spawned as soon as both are done, and the
+   * status is written after the spawn (the agent starts meanwhile).
+   */
   private void admit(Pod pod) {
     String name = pod.getMetadata().getName();
     String uid = pod.getMetadata().getUid();
     try {
-      Pod admitted =
-          client
-              .pods()
-              .inNamespace(namespace)
-              .withName(name)
-              .edit(
-                  p -> {
-                    // Only this very pod, and only while no delete of it was asked for.
-                    if (uid.equals(p.getMetadata().getUid())
-                        && p.getMetadata().getDeletionTimestamp() == null) {
-                      p.getMetadata().setFinalizers(List.of(FINALIZER));
-                    }
-                    return p;
-                  });
-      if (!uid.equals(admitted.getMetadata().getUid())
-          || admitted.getMetadata().getDeletionTimestamp() != null) {
-        return;
-      }
       Container container = pod.getSpec().getContainers().getFirst();
       Failure failure = failures.get(container.getImage());
       if (failure != null) {
-        report(pod, failed(pod, container, failure));
+        if (hold(pod)) {
+          report(pod, failed(pod, container, failure));
+        }
         return;
       }
       run(pod, container);
@@ -227,12 +274,48 @@ public final class FakeKubelet implements AutoCloseable {
     }
   }
 
+  /**
+   * Puts the finalizer on {@code pod} if its name still names this very pod (a JSON patch whose
+   * {@code test} of the uid fails otherwise); false, with the finalizer released again, when its
+   * delete was asked for meanwhile.
+   *
+   * @throws KubernetesClientException when the pod is gone or another pod has its name
+   */
+  private boolean hold(Pod pod) {
+    String name = pod.getMetadata().getName();
+    String uid = pod.getMetadata().getUid();
+    Pod held =
+        client
+            .pods()
+            .inNamespace(namespace)
+            .resource(pod) // the event's copy: no read before the patch
+            .patch(
+                PatchContext.of(PatchType.JSON),
+                "[{\"op\":\"test\",\"path\":\"/metadata/uid\",\"value\":\""
+                    + uid
+                    + "\"},{\"op\":\"add\",\"path\":\"/metadata/finalizers\",\"value\":[\""
+                    + FINALIZER
+                    + "\"]}]");
+    trace("finalizer on pod {0}", name);
+    if (held.getMetadata().getDeletionTimestamp() != null) {
+      terminate(name, uid);
+      return false;
+    }
+    return true;
+  }
+
   private void run(Pod pod, Container container) throws IOException {
     String name = pod.getMetadata().getName();
-    String ip = "127.1." + (addresses.get() / 250) + "." + (addresses.getAndIncrement() % 250 + 1);
     String uid = pod.getMetadata().getUid();
+    FutureTask<Boolean> held = new FutureTask<>(() -> hold(pod));
+    Thread.ofVirtual().start(held);
+    String ip = "127.1." + (addresses.get() / 250) + "." + (addresses.getAndIncrement() % 250 + 1);
     Path podDir = Files.createDirectories(root.resolve("pods").resolve(name + "-" + uid));
     Map<String, Path> mounts = mounts(pod, container, podDir);
+    if (!admitted(held, name)) {
+      deleteTree(podDir);
+      return;
+    }
     List<String> argv = new ArrayList<>(agentCommand());
     List<String> args = container.getArgs();
     for (int i = 0; i < args.size(); i++) {
@@ -247,38 +330,62 @@ public final class FakeKubelet implements AutoCloseable {
       env.put(var.getName(), var.getValue() == null ? "" : var.getValue());
     }
     Process process = builder.start();
+    stamp(name, uid, s -> s.spawned = System.nanoTime());
+    trace("spawned the agent of pod {0}: pid {1}", name, process.pid());
     RunningPod previous = running.put(name, new RunningPod(uid, process, podDir));
     if (previous != null) {
       killTree(previous.process()); // an older pod of the name, whose delete has not come yet
       deleteTree(previous.dir());
     }
-    Pod now = client.pods().inNamespace(namespace).withName(name).get();
-    if (now == null
-        || !uid.equals(now.getMetadata().getUid())
-        || now.getMetadata().getDeletionTimestamp() != null) {
+    Optional<Pod> reported = report(pod, status(pod, ip));
+    if (reported.isEmpty() || reported.get().getMetadata().getDeletionTimestamp() != null) {
       terminate(name, uid); // deleted while it was being set up: its delete found nothing to kill
       return;
     }
-    report(pod, status(pod, ip, false));
+    trace("status of pod {0} written: Running, ip {1}", name, ip);
     Deque<String> tail = new ArrayDeque<>();
     try (BufferedReader out =
         new BufferedReader(
             new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = out.readLine()) != null; ) {
         if (ReadyLine.parse(line).isPresent()) {
-          report(pod, status(pod, ip, true));
+          stamp(name, uid, s -> s.readyLine = System.nanoTime());
+          trace("ready line of pod {0} read", name);
         }
         tail.addLast(line);
         if (tail.size() > 20) {
           tail.removeFirst();
         }
       }
+    } catch (IOException e) {
+      RunningPod still = running.get(name);
+      if (still != null && still.process() == process) {
+        throw e;
+      }
+      return; // killed for its pod's delete, which closed the output under this reader
     }
     int code = waitFor(process);
     RunningPod still = running.get(name);
     if (still != null && still.process() == process) {
       // It ended on its own (not killed for a delete): Failed, as restartPolicy Never leaves it.
       report(pod, exited(pod, ip, code, String.join("\n", tail)));
+    }
+  }
+
+  /** Whether the finalizer went on: false when the pod went or is going meanwhile. */
+  private static boolean admitted(FutureTask<Boolean> held, String name) {
+    try {
+      return held.get();
+    } catch (ExecutionException e) {
+      LOG.log(
+          System.Logger.Level.DEBUG,
+          "pod {0} gone before it ran: {1}",
+          name,
+          e.getCause().toString());
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 
@@ -309,6 +416,7 @@ public final class FakeKubelet implements AutoCloseable {
     if (secret == null) {
       throw new IOException("secret " + secretName + " not found");
     }
+    trace("secret {0} read", secretName);
     for (Map.Entry<String, String> entry : secret.getData().entrySet()) {
       Files.write(dir.resolve(entry.getKey()), Base64.getDecoder().decode(entry.getValue()));
     }
@@ -349,12 +457,16 @@ public final class FakeKubelet implements AutoCloseable {
 
   // ---------------------------------------------------------------- status
 
-  private PodStatus status(Pod pod, String ip, boolean ready) {
+  /**
+   * Running, with its IP, and ready: the pod's container has no readiness probe, and a kubelet
+   * reports such a container ready as soon as it runs.
+   */
+  private PodStatus status(Pod pod, String ip) {
     String now = Instant.now().toString();
     ContainerStatus container =
         new ContainerStatusBuilder()
             .withName(pod.getSpec().getContainers().getFirst().getName())
-            .withReady(ready)
+            .withReady(true)
             .withStarted(true)
             .withState(
                 new ContainerStateBuilder()
@@ -371,8 +483,8 @@ public final class FakeKubelet implements AutoCloseable {
         .withConditions(
             condition("PodScheduled", "True", null, null),
             condition("Initialized", "True", null, null),
-            condition("ContainersReady", ready ? "True" : "False", null, null),
-            condition("Ready", ready ? "True" : "False", null, null))
+            condition("ContainersReady", "True", null, null),
+            condition("Ready", "True", null, null))
         .withContainerStatuses(container)
         .build();
   }
@@ -457,24 +569,31 @@ public final class FakeKubelet implements AutoCloseable {
         .build();
   }
 
-  private void report(Pod pod, PodStatus status) {
+  /**
+   * Writes {@code status} as the pod's status, in one JSON patch of its status whose {@code test}
+   * refuses it for any other pod of the same name (a later one, a resume's); the pod as written,
+   * empty when it is gone or another pod has its name.
+   */
+  private Optional<Pod> report(Pod pod, PodStatus status) {
     String name = pod.getMetadata().getName();
-    String uid = pod.getMetadata().getUid();
     try {
-      client
-          .pods()
-          .inNamespace(namespace)
-          .withName(name)
-          .editStatus(
-              p -> {
-                if (uid.equals(p.getMetadata().getUid())) { // not a later pod of the same name
-                  p.setStatus(status);
-                }
-                return p;
-              });
+      return Optional.of(
+          client
+              .pods()
+              .inNamespace(namespace)
+              .resource(pod)
+              .status()
+              .patch(
+                  PatchContext.of(PatchType.JSON),
+                  "[{\"op\":\"test\",\"path\":\"/metadata/uid\",\"value\":\""
+                      + pod.getMetadata().getUid()
+                      + "\"},{\"op\":\"add\",\"path\":\"/status\",\"value\":"
+                      + client.getKubernetesSerialization().asJson(status)
+                      + "}]"));
     } catch (KubernetesClientException e) {
       // The pod went meanwhile: there is nobody to report to.
       LOG.log(System.Logger.Level.DEBUG, "status of {0} not written: {1}", name, e.getMessage());
+      return Optional.empty();
     }
   }
 
@@ -529,6 +648,7 @@ public final class FakeKubelet implements AutoCloseable {
   /** Stops the agent of pod {@code name} if it is the one of {@code uid}. */
   private void stop(String name, String uid) {
     RunningPod pod = running.get(name);
+    stamps.computeIfPresent(name, (n, s) -> s.uid.equals(uid) ? null : s);
     if (pod != null && pod.uid().equals(uid) && running.remove(name, pod)) {
       killTree(pod.process());
       deleteTree(pod.dir());

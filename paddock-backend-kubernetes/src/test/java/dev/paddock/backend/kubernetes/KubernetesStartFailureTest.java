@@ -11,9 +11,13 @@ import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.RuntimeStartException;
 import dev.paddock.api.spi.SandboxBackend;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -188,6 +192,52 @@ class KubernetesStartFailureTest {
     } finally {
       client.secrets().inNamespace(KubernetesTestCluster.NAMESPACE).withName(secretName).delete();
     }
+  }
+
+  @Test
+  void aStartInterruptedWhileItWaitsRemovesAllItMadeAndKeepsTheInterrupt() throws Exception {
+    // fabric8 refuses calls while the thread's interrupt flag is set: the clean-up must still
+    // reach the API, and the caller must still learn it was interrupted.
+    Assumptions.assumeTrue(cluster.kubelet().isPresent(), "needs a pod that stays pending");
+    String image = "example/pending:1";
+    cluster
+        .kubelet()
+        .orElseThrow()
+        .failImage(image, FakeKubelet.Failure.unschedulable("0/1 nodes are available."));
+    backend =
+        new KubernetesBackendProvider()
+            .create(cluster.settings(Map.of("kubernetes.ready-timeout", "60s")));
+    String id = "sb-interrupted-" + Long.toHexString(System.nanoTime());
+    RuntimeRequest request = request(id, image);
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    AtomicBoolean stillInterrupted = new AtomicBoolean();
+    Thread starter =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  try {
+                    backend.start(request);
+                  } catch (RuntimeException e) {
+                    thrown.set(e);
+                    stillInterrupted.set(Thread.currentThread().isInterrupted());
+                  }
+                });
+    var pod =
+        cluster
+            .client()
+            .pods()
+            .inNamespace(KubernetesTestCluster.NAMESPACE)
+            .withName(SandboxObjects.podName(id));
+    Awaitility.await("the pod reported pending")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> pod.get() != null && pod.get().getStatus() != null);
+    starter.interrupt();
+    starter.join(Duration.ofSeconds(30));
+
+    assertThat(starter.isAlive()).as("the start still waits").isFalse();
+    assertThat(thrown.get()).isInstanceOf(RuntimeStartException.class);
+    assertThat(stillInterrupted).as("the interrupt kept for the caller").isTrue();
+    assertThat(cluster.managedObjects()).as("what the start made").isEmpty();
   }
 
   /** Starts a sandbox of {@code image}, whose pods report {@code failure}; checks what it threw. */

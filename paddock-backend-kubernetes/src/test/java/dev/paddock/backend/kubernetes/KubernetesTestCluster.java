@@ -12,6 +12,8 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -74,11 +76,7 @@ public final class KubernetesTestCluster implements AutoCloseable {
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
     KubernetesMockServer server =
         new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            responses,
-            new KubernetesMixedDispatcher(responses),
-            false);
+            new Context(), new MockWebServer(), responses, new TracedDispatcher(responses), false);
     try {
       server.init(InetAddress.getByName("127.0.0.1"), 0);
     } catch (IOException e) {
@@ -185,6 +183,34 @@ public final class KubernetesTestCluster implements AutoCloseable {
     kubelet.ifPresent(FakeKubelet::close);
     client.close();
     server.ifPresent(KubernetesMockServer::destroy);
+  }
+
+  /**
+   * The mock's CRUD dispatcher, saying at TRACE (logger {@code paddock.test.mock-api}, JUL: FINER)
+   * each request it handled and how long it took, for {@code KubernetesBench --trace}.
+   */
+  private static final class TracedDispatcher extends KubernetesMixedDispatcher {
+    private static final System.Logger LOG = System.getLogger("paddock.test.mock-api");
+
+    TracedDispatcher(Map<ServerRequest, Queue<ServerResponse>> responses) {
+      super(responses);
+    }
+
+    @Override
+    public MockResponse dispatch(RecordedRequest request) {
+      if (!LOG.isLoggable(System.Logger.Level.TRACE)) {
+        return super.dispatch(request);
+      }
+      long t0 = System.nanoTime();
+      MockResponse response = super.dispatch(request);
+      LOG.log(
+          System.Logger.Level.TRACE,
+          "{0} {1} answered in {2} us",
+          request.getMethod(),
+          request.getPath(),
+          (System.nanoTime() - t0) / 1000);
+      return response;
+    }
   }
 
   private static int freePort() {
