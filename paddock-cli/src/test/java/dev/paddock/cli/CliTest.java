@@ -3,6 +3,7 @@ package dev.paddock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.http.Json;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.awaitility.Awaitility;
@@ -270,47 +272,54 @@ class CliTest {
     Files.writeString(local.resolve("project/README"), "read me\n");
     Files.createDirectories(local.resolve("project/empty"));
     Files.createSymbolicLink(local.resolve("project/link"), Path.of("src/run.sh"));
-    ok("exec", id, "--", "mkdir -p /tmp/cp-" + id);
+    // The process backend's sandboxes share the host's /tmp: the directory is the host's, and
+    // removed from here whatever the test's outcome.
     String remote = "/tmp/cp-" + id;
+    try {
+      ok("exec", id, "--", "mkdir -p " + remote);
 
-    ok("cp", local.resolve("project").toString(), id + ":" + remote + "/");
-    ok("cp", local.resolve("project").toString(), id + ":" + remote + "/renamed");
-    ok("cp", local.resolve("project/README").toString(), id + ":" + remote + "/");
+      ok("cp", local.resolve("project").toString(), id + ":" + remote + "/");
+      ok("cp", local.resolve("project").toString(), id + ":" + remote + "/renamed");
+      ok("cp", local.resolve("project/README").toString(), id + ":" + remote + "/");
 
-    assertThat(sh(id, "cd " + remote + " && stat -c '%n %a' project/src/run.sh renamed/src/run.sh"))
-        .isEqualTo("project/src/run.sh 750\nrenamed/src/run.sh 750\n");
-    assertThat(
-            sh(
-                id,
-                "cd "
-                    + remote
-                    + " && readlink project/link && test -d project/empty && cat README"))
-        .isEqualTo("src/run.sh\nread me\n");
+      assertThat(
+              sh(id, "cd " + remote + " && stat -c '%n %a' project/src/run.sh renamed/src/run.sh"))
+          .isEqualTo("project/src/run.sh 750\nrenamed/src/run.sh 750\n");
+      assertThat(
+              sh(
+                  id,
+                  "cd "
+                      + remote
+                      + " && readlink project/link && test -d project/empty && cat README"))
+          .isEqualTo("src/run.sh\nread me\n");
 
-    Path out = Files.createDirectories(local.resolve("out"));
-    ok("cp", id + ":" + remote + "/project", out.toString());
-    ok("cp", id + ":" + remote + "/renamed", out.resolve("fresh").toString());
-    ok("cp", id + ":" + remote + "/README", out.resolve("notes.txt").toString());
+      Path out = Files.createDirectories(local.resolve("out"));
+      ok("cp", id + ":" + remote + "/project", out.toString());
+      ok("cp", id + ":" + remote + "/renamed", out.resolve("fresh").toString());
+      ok("cp", id + ":" + remote + "/README", out.resolve("notes.txt").toString());
 
-    assertThat(
-            PosixFilePermissions.toString(
-                Files.getPosixFilePermissions(out.resolve("project/src/run.sh"))))
-        .isEqualTo("rwxr-x---");
-    assertThat(out.resolve("fresh/src/run.sh")).hasContent("#!/bin/sh\necho run");
-    assertThat(Files.readSymbolicLink(out.resolve("project/link")))
-        .isEqualTo(Path.of("src/run.sh"));
-    assertThat(out.resolve("project/empty")).isDirectory();
-    assertThat(out.resolve("notes.txt")).hasContent("read me");
+      assertThat(
+              PosixFilePermissions.toString(
+                  Files.getPosixFilePermissions(out.resolve("project/src/run.sh"))))
+          .isEqualTo("rwxr-x---");
+      assertThat(out.resolve("fresh/src/run.sh")).hasContent("#!/bin/sh\necho run");
+      assertThat(Files.readSymbolicLink(out.resolve("project/link")))
+          .isEqualTo(Path.of("src/run.sh"));
+      assertThat(out.resolve("project/empty")).isDirectory();
+      assertThat(out.resolve("notes.txt")).hasContent("read me");
 
-    ServerProcess.Run noDir =
-        paddock.cli(
-            "cp", local.resolve("project/README").toString(), id + ":" + remote + "/missing/");
-    assertThat(noDir.exit()).isEqualTo(2);
-    assertThat(noDir.err()).contains(remote + "/missing/: no such directory in the sandbox");
-    ServerProcess.Run ontoFile =
-        paddock.cli("cp", local.resolve("project").toString(), id + ":" + remote + "/README");
-    assertThat(ontoFile.exit()).isEqualTo(2);
-    assertThat(ontoFile.err()).contains("cannot copy the directory");
+      ServerProcess.Run noDir =
+          paddock.cli(
+              "cp", local.resolve("project/README").toString(), id + ":" + remote + "/missing/");
+      assertThat(noDir.exit()).isEqualTo(2);
+      assertThat(noDir.err()).contains(remote + "/missing/: no such directory in the sandbox");
+      ServerProcess.Run ontoFile =
+          paddock.cli("cp", local.resolve("project").toString(), id + ":" + remote + "/README");
+      assertThat(ontoFile.exit()).isEqualTo(2);
+      assertThat(ontoFile.err()).contains("cannot copy the directory");
+    } finally {
+      deleteTree(Path.of(remote));
+    }
   }
 
   @Test
@@ -356,5 +365,16 @@ class CliTest {
         .pollInterval(Duration.ofSeconds(1))
         .until(() -> !ids(ok("sandbox", "list", "--json").out()).contains(shortLived));
     assertThat(ids(ok("sandbox", "list", "--json").out())).containsExactly(kept.get("id"));
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (Files.notExists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 }
