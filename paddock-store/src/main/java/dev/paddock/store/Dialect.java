@@ -62,6 +62,9 @@ enum Dialect {
       // Eight connections for statements of a few ms: a 2 s wait already means overload.
       config.setConnectionTimeout(2_000);
       config.setValidationTimeout(1_000);
+      // A database host that stops answering (no refusal, no reset) would hold a statement for as
+      // long as TCP takes to give up, minutes; the store's statements take milliseconds.
+      config.addDataSourceProperty("socketTimeout", "30");
     }
 
     @Override

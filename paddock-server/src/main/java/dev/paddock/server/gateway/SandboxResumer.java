@@ -16,7 +16,8 @@ public interface SandboxResumer {
   /**
    * Resumes {@code sandboxId} and returns once it is RUNNING and its agent answers.
    *
-   * @throws RuntimeException when it could not be resumed (the message is shown to the client)
+   * @throws RuntimeException when it could not be resumed (the message is shown to the client,
+   *     except a {@code StoreException}'s, which may name the database)
    */
   void resume(String sandboxId);
 }

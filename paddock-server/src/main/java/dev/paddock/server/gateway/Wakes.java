@@ -1,5 +1,6 @@
 package dev.paddock.server.gateway;
 
+import dev.paddock.store.StoreException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -15,6 +16,8 @@ import java.util.concurrent.TimeoutException;
  * flight, each removed by the thread that ran it.
  */
 final class Wakes {
+  // The platform logger, as paddock-http's: the server binds it to the one log (SLF4J).
+  private static final System.Logger LOG = System.getLogger("paddock.server");
   private final SandboxResumer resumer;
   private final Duration patience;
   private final Map<String, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
@@ -66,13 +69,25 @@ final class Wakes {
       wake.get(patience.toMillis(), TimeUnit.MILLISECONDS);
       return new Result(Outcome.RESUMED, "");
     } catch (ExecutionException e) {
-      String message = e.getCause() == null ? "" : e.getCause().getMessage();
-      return new Result(Outcome.FAILED, message == null ? "" : message);
+      return new Result(Outcome.FAILED, safeReason(e.getCause()));
     } catch (TimeoutException e) {
       return new Result(Outcome.STILL_RESUMING, "");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return new Result(Outcome.STILL_RESUMING, "");
     }
+  }
+
+  /**
+   * What a caller may read of why a resume failed: the failure's message (the resumer's contract),
+   * except a store failure's, which may name the database's host or the driver: that goes to the
+   * log, the caller reads that the store is unavailable.
+   */
+  private static String safeReason(Throwable failure) {
+    if (failure instanceof StoreException) {
+      LOG.log(System.Logger.Level.WARNING, "auto_resume failed: " + failure.getMessage());
+      return "the store is unavailable right now; try again";
+    }
+    return failure == null || failure.getMessage() == null ? "" : failure.getMessage();
   }
 }

@@ -20,6 +20,7 @@ import dev.paddock.http.WebSocketListener;
 import dev.paddock.store.SandboxRecord;
 import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
+import dev.paddock.store.StoreException;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -694,6 +695,27 @@ class GatewayTest {
     assertThat(Json.parseObject(response.body().getBytes()).get("detail"))
         .isEqualTo("sandbox sb-3 could not be resumed: at capacity: 10 sandboxes running");
     assertThat(store.find("sb-3").orElseThrow().status()).isEqualTo(SandboxStatus.PAUSED);
+  }
+
+  @Test
+  void aResumeThatTheStoreFailsNeverShowsTheStoresMessage() throws Exception {
+    insert("sb-3", SandboxStatus.PAUSED, SandboxSettings.NONE.withAutoResume(true));
+    int port = agent.getAddress().getPort();
+    Gateway.SignedUrl signed = gateway.sign("http://x", "sb-3", port, Duration.ofMinutes(5));
+    resumeAction =
+        id -> {
+          throw new StoreException(
+              "Store cannot update: Connection to db.internal.example:5432 refused");
+        };
+
+    HttpResponse<String> response =
+        get("/sandboxes/sb-3/port/" + port + "/who?paddock_token=" + signed.token());
+
+    assertThat(response.statusCode()).isEqualTo(502);
+    assertThat(Json.parseObject(response.body().getBytes()).get("detail"))
+        .isEqualTo(
+            "sandbox sb-3 could not be resumed: the store is unavailable right now; try again");
+    assertThat(response.body()).doesNotContain("db.internal.example").doesNotContain("5432");
   }
 
   @Test
