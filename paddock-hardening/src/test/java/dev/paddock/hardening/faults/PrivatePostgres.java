@@ -100,6 +100,7 @@ final class PrivatePostgres implements BeforeEachCallback, AfterEachCallback {
 
   /** Starts the server and returns once it accepts connections. */
   void start() throws Exception {
+    running = true; // before: a start that timed out may still have left a postmaster to stop
     run(
         "pg_ctl",
         "-D",
@@ -112,7 +113,6 @@ final class PrivatePostgres implements BeforeEachCallback, AfterEachCallback {
         "-o",
         "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c fsync=off",
         "start");
-    running = true;
   }
 
   /**
