@@ -161,11 +161,7 @@ class DockerRestartTest {
 
   private static StoreOutageTest.Answer timed(Users user, String method, String path)
       throws Exception {
-    long start = System.nanoTime();
-    HttpResponse<String> response = user.send(method, path, TIMEOUT);
-    long millis = (System.nanoTime() - start) / 1_000_000;
-    return new StoreOutageTest.Answer(
-        method + " " + path, response.statusCode(), response.body(), millis);
+    return StoreOutageTest.timed(user, method, path, TIMEOUT);
   }
 
   /** {@code paddock server} on the Docker backend, host networking, the agent as built. */

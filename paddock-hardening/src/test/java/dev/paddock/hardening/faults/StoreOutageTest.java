@@ -41,7 +41,12 @@ class StoreOutageTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
   private static final Duration OUTAGE = Duration.ofSeconds(10);
 
-  /** The pool's connection timeout (2 s, Dialect.POSTGRESQL) and some slack for a busy machine. */
+  /**
+   * The pool's connection timeout (2 s, Dialect.POSTGRESQL) and some slack for a busy machine: what
+   * a request may wait before the pool has failed to connect. Which request meets that window is a
+   * race (the first may get a pooled connection the server already closed and fail at once, the
+   * next wait for the pool's reconnect), so the bound holds for every request begun within it.
+   */
   private static final long FIRST_ANSWER_MS = 3_500;
 
   /** Once the pool has failed to connect, an answer needs no round trip to anything. */
@@ -76,8 +81,8 @@ class StoreOutageTest {
     List<Answer> answers = new ArrayList<>();
     List<Integer> health = new ArrayList<>();
     postgres.stop();
+    long stoppedAt = System.nanoTime();
     try {
-      long stoppedAt = System.nanoTime();
       while (System.nanoTime() - stoppedAt < OUTAGE.toNanos()) {
         answers.add(timed(bob, "GET", "/api/v1/sandboxes/" + a.id()));
         answers.add(timed(bob, "GET", "/api/v1/sandboxes/search"));
@@ -100,9 +105,15 @@ class StoreOutageTest {
     long startedAt = System.nanoTime();
 
     assertThat(answers).allSatisfy(this::assertStoreUnavailable);
-    assertThat(answers.getFirst().millis()).as("the first answer").isLessThan(FIRST_ANSWER_MS);
-    assertThat(answers.subList(1, answers.size()))
+    long window = stoppedAt + FIRST_ANSWER_MS * 1_000_000;
+    List<Answer> early = answers.stream().filter(answer -> answer.startNanos() < window).toList();
+    List<Answer> later = answers.stream().filter(answer -> answer.startNanos() >= window).toList();
+    assertThat(early)
+        .as("answers begun while the pool may still be reconnecting")
+        .allSatisfy(answer -> assertThat(answer.millis()).isLessThan(FIRST_ANSWER_MS));
+    assertThat(later)
         .as("every later answer, without a wait on the pool")
+        .isNotEmpty()
         .allSatisfy(answer -> assertThat(answer.millis()).isLessThan(LATER_ANSWER_MS));
     assertThat(health).as("/health during the outage").contains(503);
 
@@ -111,10 +122,13 @@ class StoreOutageTest {
         .until(() -> timed(bob, "GET", "/api/v1/sandboxes/" + a.id()).status() == 200);
     // The figures docs/RELIABILITY.md quotes, in the test's output.
     System.out.printf(
-        "store outage: %d answers, first %d ms, later max %d ms; API back %d ms after the start%n",
+        "store outage: %d answers, first %d ms, slowest in the first %d ms %d ms, later max %d ms;"
+            + " API back %d ms after the start%n",
         answers.size(),
         answers.getFirst().millis(),
-        answers.stream().skip(1).mapToLong(Answer::millis).max().orElse(0),
+        FIRST_ANSWER_MS,
+        early.stream().mapToLong(Answer::millis).max().orElse(0),
+        later.stream().mapToLong(Answer::millis).max().orElse(0),
         (System.nanoTime() - startedAt) / 1_000_000);
     Awaitility.await("/health says ok again")
         .atMost(Duration.ofSeconds(10))
@@ -163,13 +177,21 @@ class StoreOutageTest {
   }
 
   /** One request's status, body and how long its answer took. */
-  record Answer(String request, int status, String body, long millis) {}
+  record Answer(String request, int status, String body, long startNanos, long millis) {}
 
-  private static Answer timed(Users user, String method, String path) throws Exception {
+  /**
+   * One request, answered, with when it began and how long it took (the Docker fault reads it too).
+   */
+  static Answer timed(Users user, String method, String path) throws Exception {
+    return timed(user, method, path, TIMEOUT);
+  }
+
+  /** As {@link #timed(Users, String, String)}, waiting at most {@code timeout} for the answer. */
+  static Answer timed(Users user, String method, String path, Duration timeout) throws Exception {
     long start = System.nanoTime();
-    HttpResponse<String> response = user.send(method, path, TIMEOUT);
+    HttpResponse<String> response = user.send(method, path, timeout);
     long millis = (System.nanoTime() - start) / 1_000_000;
-    return new Answer(method + " " + path, response.statusCode(), response.body(), millis);
+    return new Answer(method + " " + path, response.statusCode(), response.body(), start, millis);
   }
 
   private HttpResponse<String> get(String url) throws Exception {
