@@ -45,6 +45,12 @@ public final class KubernetesBench {
     Cleanup.around(cleanup -> run(options, trace, cleanup));
   }
 
+  /**
+   * Warm-up starts of each backend before a full run's timed ones ({@code
+   * -Dpaddock.bench.warmups}).
+   */
+  private static final int WARMUPS = Integer.getInteger("paddock.bench.warmups", 10);
+
   /** Held so the setting stays: a logger without a strong reference may be collected. */
   private static final java.util.logging.Logger MOCK_LOG =
       java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
@@ -54,6 +60,7 @@ public final class KubernetesBench {
     // report; silencing it did not move the figures (201 ms overhead before, 209 ms after).
     MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
     int starts = options.quick() ? 3 : 20;
+    int warmups = options.quick() ? 1 : WARMUPS;
     String run = "bench-" + HexFormat.of().formatHex(SecureRandom.getSeed(4));
     System.out.println("paddock kubernetes bench" + (options.quick() ? " (--quick)" : ""));
     KubernetesTestCluster cluster = cleanup.register(KubernetesTestCluster.start());
@@ -74,9 +81,14 @@ public final class KubernetesBench {
     BenchSandboxes onProcess =
         new BenchSandboxes(process, SandboxSpec.builder("process").build(), run + "-p", cleanup);
 
-    // Warm-up: the first of each loads classes in this JVM and fills the page cache.
-    onKubernetes.destroy(onKubernetes.start(0));
-    onProcess.destroy(onProcess.start(0));
+    // Warm-up: the first of each loads classes in this JVM and fills the page cache; the rest
+    // bring the fabric8 clients, the mock and the fake kubelet to the compiled code a control
+    // plane that has served a few starts runs (one warm-up left them interpreted: ~10 ms a
+    // request).
+    for (int i = 0; i < warmups; i++) {
+      onKubernetes.destroy(onKubernetes.start(1000 + i));
+      onProcess.destroy(onProcess.start(1000 + i));
+    }
     if (trace) {
       traceStarts(options.quick() ? 2 : 5, onKubernetes, onProcess);
       return;
@@ -97,7 +109,7 @@ public final class KubernetesBench {
     if (!onKubernetes.left().isEmpty() || !onProcess.left().isEmpty()) {
       throw new IllegalStateException("sandboxes left after the bench");
     }
-    Report report = new Report(context(options.quick(), starts));
+    Report report = new Report(context(options.quick(), starts, warmups));
     double k8sP50 = k8s.percentileMillis(50);
     double localP50 = local.percentileMillis(50);
     report.add(
@@ -302,12 +314,12 @@ public final class KubernetesBench {
     return took;
   }
 
-  private static Map<String, String> context(boolean quick, int starts) {
+  private static Map<String, String> context(boolean quick, int starts, int warmups) {
     Map<String, String> context = new LinkedHashMap<>();
     context.put("java", Runtime.version().toString());
     context.put("cores", Integer.toString(Runtime.getRuntime().availableProcessors()));
     context.put("cluster", "fabric8 kubernetes-server-mock 8.0.0 (CRUD) + FakeKubelet, loopback");
-    context.put("starts", starts + " each, interleaved");
+    context.put("starts", starts + " each, interleaved, after " + warmups + " warm-up each");
     context.put("run", quick ? "quick" : "full");
     return context;
   }
