@@ -27,25 +27,36 @@ final class HealthSampler implements AutoCloseable {
   static final Duration PERIOD = Duration.ofMillis(50);
   private static final int TIMEOUT_MILLIS = 10_000;
 
+  private final String what;
   private final String host;
   private final int port;
   private final byte[] request;
-  private final ScheduledExecutorService timer =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> Thread.ofPlatform().daemon().name("health-sampler").unstarted(r));
+  private final ScheduledExecutorService timer;
   private final List<String> failures = new CopyOnWriteArrayList<>();
   private volatile Latencies phase;
   private Socket socket; // only the timer's thread touches it
   private InputStream in;
 
   HealthSampler(String controlPlaneUrl, Latencies first) {
-    URI uri = URI.create(controlPlaneUrl);
+    this("health-sampler", controlPlaneUrl, first);
+  }
+
+  /**
+   * Times {@code GET /health} at {@code url} on a thread named {@code what} (which also names the
+   * server in failures).
+   */
+  HealthSampler(String what, String url, Latencies first) {
+    this.what = what;
+    URI uri = URI.create(url);
     this.host = uri.getHost();
     this.port = uri.getPort();
     this.request =
         ("GET /health HTTP/1.1\r\nHost: " + host + ":" + port + "\r\n\r\n")
             .getBytes(StandardCharsets.US_ASCII);
     this.phase = first;
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> Thread.ofPlatform().daemon().name(what).unstarted(r));
     timer.scheduleAtFixedRate(this::sample, 0, PERIOD.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -66,11 +77,11 @@ final class HealthSampler implements AutoCloseable {
       String reply = exchange();
       into.add(System.nanoTime() - started);
       if (!reply.startsWith("HTTP/1.1 200 ") || !reply.endsWith("\"ok\"}")) {
-        failures.add("GET /health -> " + reply);
+        failures.add(what + ": GET /health -> " + reply);
       }
     } catch (IOException | RuntimeException e) {
       // A refused, reset or timed-out health check is a failure of the run, not of the sampler.
-      failures.add("GET /health failed: " + e);
+      failures.add(what + ": GET /health failed: " + e);
       into.add(System.nanoTime() - started);
       closeSocket();
     }

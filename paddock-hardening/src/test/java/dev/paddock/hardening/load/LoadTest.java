@@ -32,7 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
  * data dir, embedded defaults, the gateway on): N sandboxes created at once, then M checked
  * commands in each with C in flight at a time across all of them, through the gateway URL each
  * sandbox's {@code exposed_urls} names (or directly at the agents, {@code
- * -Dpaddock.load.path=direct}), while {@link HealthSampler} times {@code GET /health} every 50 ms.
+ * -Dpaddock.load.path=direct}), while {@link HealthSampler} times {@code GET /health} every 50 ms,
+ * and another times the same request at an idle JDK web server under the same load ({@link
+ * FloorServer}: the machine's floor, reported beside the control plane's figure, not asserted).
  * With {@code -Dpaddock.soak.minutes=T} the same commands run in rounds for T minutes and the
  * control plane's memory is sampled every minute and must stay flat ({@link Flatness}).
  *
@@ -78,18 +80,25 @@ class LoadTest {
 
     Latencies createHealth = new Latencies();
     Latencies loadHealth = new Latencies();
+    Latencies createFloor = new Latencies();
+    Latencies loadFloor = new Latencies();
+    Path floorDir = Files.createDirectories(scratch.resolve("floor"));
     Workload workload = new Workload(scratch);
     List<ServerMemory.Sample> samples = new ArrayList<>();
     long createNanos;
     long loadNanos;
     List<Target> targets;
+    List<String> floorFailures;
     try (HealthSampler health = new HealthSampler(url, createHealth);
+        FloorServer floor = FloorServer.start(floorDir);
+        HealthSampler floorHealth = new HealthSampler("floor-sampler", floor.url(), createFloor);
         ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
       long started = System.nanoTime();
       targets = create(admin, sandboxes, threads, url, direct);
       createNanos = System.nanoTime() - started;
 
       health.phase(loadHealth);
+      floorHealth.phase(loadFloor);
       started = System.nanoTime();
       long deadline = started + soak.toNanos();
       long nextSample = started + samplePeriod.toNanos();
@@ -105,6 +114,7 @@ class LoadTest {
       } while (System.nanoTime() < deadline);
       loadNanos = System.nanoTime() - started;
       assertThat(health.failures()).as("failed /health answers").isEmpty();
+      floorFailures = floorHealth.failures();
     }
     ServerMemory.Sample after = memory.sample();
 
@@ -113,6 +123,8 @@ class LoadTest {
             + " created in %.1f s; %d commands in %.1f s = %.0f/s, %d errors;"
             + " command latency p50 %s p95 %s ms;"
             + " /health during create %s; /health during commands %s;"
+            + " the floor (an idle jwebserver's GET /health, same run) during create %s,"
+            + " during commands %s%s;"
             + " control plane RSS %d -> %d MiB, heap after GC %d -> %d MiB%n",
         sandboxes,
         direct ? "direct" : "gateway",
@@ -128,6 +140,11 @@ class LoadTest {
         Latencies.ms(workload.latencies().percentile(95)),
         createHealth.summary(),
         loadHealth.summary(),
+        createFloor.summary(),
+        loadFloor.summary(),
+        floorFailures.isEmpty()
+            ? ""
+            : " (" + floorFailures.size() + " failed: " + floorFailures.getFirst() + ")",
         before.rssKib() >> 10,
         after.rssKib() >> 10,
         before.heapAfterGcKib() >> 10,
