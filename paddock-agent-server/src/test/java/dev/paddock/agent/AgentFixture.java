@@ -18,7 +18,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -104,14 +103,7 @@ public final class AgentFixture implements BeforeEachCallback, AfterEachCallback
       }
     }
     // Child processes (commands, sessions, their descendants) must all be gone.
-    Awaitility.await("no process left behind")
-        .atMost(Duration.ofSeconds(10))
-        .pollInterval(Duration.ofMillis(50))
-        .untilAsserted(
-            () ->
-                assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive))
-                    .as("processes left behind by the test")
-                    .isEmpty());
+    ChildProcesses.awaitNoneLeft();
     deleteTree(root);
     assertThat(root).as("temporary directory removed").doesNotExist();
   }

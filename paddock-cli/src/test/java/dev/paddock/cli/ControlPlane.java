@@ -8,9 +8,11 @@ import dev.paddock.backend.process.ProcessBackendProvider;
 import dev.paddock.controlplane.ArchiveSettings;
 import dev.paddock.controlplane.ArchiveStores;
 import dev.paddock.controlplane.CgroupRoots;
+import dev.paddock.controlplane.ChildProcesses;
 import dev.paddock.controlplane.ConfiguredSpecService;
 import dev.paddock.controlplane.ControlPlaneConfig;
 import dev.paddock.controlplane.ControlPlaneSandboxService;
+import dev.paddock.controlplane.FileTrees;
 import dev.paddock.controlplane.ForwardedEnvironment;
 import dev.paddock.server.ApiServer;
 import dev.paddock.server.ApiServerConfig;
@@ -26,14 +28,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -223,18 +223,8 @@ public final class ControlPlane implements BeforeEachCallback, AfterEachCallback
       store.close();
       http.close();
     }
-    Awaitility.await("no agent process left behind")
-        .atMost(Duration.ofSeconds(15))
-        .untilAsserted(
-            () ->
-                assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive))
-                    .as("processes left behind")
-                    .isEmpty());
-    try (var paths = Files.walk(dataDir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
+    ChildProcesses.awaitNoneLeft("no agent process left behind", Duration.ofSeconds(15));
+    FileTrees.delete(dataDir);
     assertThat(dataDir).doesNotExist();
     for (String id : ids) {
       for (Path root : CgroupRoots.all()) {

@@ -232,7 +232,7 @@ public final class InProcessBackend implements SandboxBackend {
         runtime.server = null;
       }
     }
-    InProcessHost.deleteTree(runtime.root);
+    FileTrees.deleteIfExists(runtime.root);
   }
 
   @Override

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -100,19 +99,6 @@ public final class InProcessHost implements AutoCloseable {
     }
   }
 
-  static void deleteTree(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot remove " + dir, e);
-    }
-  }
-
   /** Stops every agent still running and removes the host directory. */
   @Override
   public void close() {
@@ -126,6 +112,6 @@ public final class InProcessHost implements AutoCloseable {
       }
     }
     runtimes.clear();
-    deleteTree(root);
+    FileTrees.deleteIfExists(root);
   }
 }

@@ -2,6 +2,7 @@ package dev.paddock.agent.bash;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.agent.ChildProcesses;
 import dev.paddock.agent.core.AgentConfig;
 import dev.paddock.agent.user.CommandUser;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +14,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,14 +51,7 @@ class ForkedCommandInterleavingTest {
 
   @AfterEach
   void noProcessLeftBehind() {
-    Awaitility.await("no process left behind")
-        .atMost(Duration.ofSeconds(10))
-        .pollInterval(Duration.ofMillis(20))
-        .untilAsserted(
-            () ->
-                assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive))
-                    .as("processes left behind by the test")
-                    .isEmpty());
+    ChildProcesses.awaitNoneLeft();
   }
 
   /**

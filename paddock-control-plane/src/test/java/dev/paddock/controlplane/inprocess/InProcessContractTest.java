@@ -16,7 +16,9 @@ import dev.paddock.api.spi.RuntimeRequest;
 import dev.paddock.api.spi.SandboxBackend;
 import dev.paddock.controlplane.ArchiveSettings;
 import dev.paddock.controlplane.ArchiveStores;
+import dev.paddock.controlplane.ChildProcesses;
 import dev.paddock.controlplane.ControlPlaneConfig;
+import dev.paddock.controlplane.FileTrees;
 import dev.paddock.controlplane.InProcessBackend;
 import dev.paddock.controlplane.InProcessHost;
 import dev.paddock.controlplane.ReconcileReport;
@@ -27,7 +29,6 @@ import dev.paddock.store.SandboxStore;
 import dev.paddock.store.SandboxStores;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -35,7 +36,6 @@ import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -259,7 +259,7 @@ class InProcessContractTest extends SandboxServiceContract {
       assertThat(archives.list("ws/" + sandbox.id() + "/")).isNotEmpty();
     } finally {
       service(config()); // the clean-up's deletes archive nothing
-      deleteTree(archiveDir);
+      FileTrees.delete(archiveDir);
     }
   }
 
@@ -326,32 +326,15 @@ class InProcessContractTest extends SandboxServiceContract {
       closeStore();
       assertThat(host.sandboxIds()).as("runtimes left on the host").isEmpty();
       assertThat(host.directoryEmpty()).as("runtime directories left behind").isTrue();
-      Awaitility.await("no process left behind")
-          .atMost(Duration.ofSeconds(10))
-          .pollInterval(Duration.ofMillis(50))
-          .untilAsserted(
-              () ->
-                  assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive))
-                      .as("processes left behind")
-                      .isEmpty());
+      ChildProcesses.awaitNoneLeft("no process left behind", Duration.ofSeconds(10));
     } finally {
       host.close();
-      deleteTree(dataDir);
+      FileTrees.delete(dataDir);
     }
   }
 
   /** Releases what {@link #openStore} made beyond the data dir (nothing for SQLite). */
   void closeStore() {}
-
-  private static void deleteTree(Path dir) {
-    try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
   @Test
   void startFailureNeverShowsTheRawDetail() {

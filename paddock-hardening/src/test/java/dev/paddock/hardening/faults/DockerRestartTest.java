@@ -91,12 +91,7 @@ class DockerRestartTest {
               assertThat(answer.millis()).as(answer.toString()).isLessThan(PROMPT_MS);
             });
     for (SandboxInfo sandbox : before) {
-      SandboxInfo stopped =
-          Awaitility.await(sandbox.id() + " ERROR")
-              .atMost(Duration.ofSeconds(30))
-              .until(
-                  () -> bob.client().get(sandbox.id()).orElseThrow(),
-                  s -> s.status() == SandboxStatus.ERROR);
+      SandboxInfo stopped = awaitStatus(bob, sandbox, SandboxStatus.ERROR, Duration.ofSeconds(30));
       assertThat(stopped.statusDetail().orElseThrow())
           .contains("container stopped", "workspace is kept")
           .doesNotContain("while starting");
@@ -105,12 +100,7 @@ class DockerRestartTest {
       HttpResponse<String> resumed =
           bob.send("POST", "/api/v1/sandboxes/" + sandbox.id() + "/resume", TIMEOUT);
       assertThat(resumed.statusCode()).as(resumed.body()).isEqualTo(200);
-      SandboxInfo back =
-          Awaitility.await(sandbox.id() + " RUNNING")
-              .atMost(Duration.ofSeconds(60))
-              .until(
-                  () -> bob.client().get(sandbox.id()).orElseThrow(),
-                  s -> s.status() == SandboxStatus.RUNNING);
+      SandboxInfo back = awaitStatus(bob, sandbox, SandboxStatus.RUNNING, Duration.ofSeconds(60));
       assertThat(back.sessionApiKey()).isPresent().isNotEqualTo(sandbox.sessionApiKey());
       assertThat(execWith(back, sandbox.sessionApiKey().orElseThrow()).statusCode())
           .as("the key from before the restart")
@@ -143,6 +133,14 @@ class DockerRestartTest {
           .as(id)
           .isBlank();
     }
+  }
+
+  /** {@code sandbox} as {@code user} sees it once its status is {@code status}. */
+  private static SandboxInfo awaitStatus(
+      Users user, SandboxInfo sandbox, SandboxStatus status, Duration atMost) {
+    return Awaitility.await(sandbox.id() + " " + status)
+        .atMost(atMost)
+        .until(() -> user.client().get(sandbox.id()).orElseThrow(), s -> s.status() == status);
   }
 
   /** A command through the gateway with {@code key} as the session key: its HTTP answer. */

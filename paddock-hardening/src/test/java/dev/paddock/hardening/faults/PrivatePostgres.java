@@ -2,6 +2,7 @@ package dev.paddock.hardening.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.controlplane.FileTrees;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -79,11 +80,7 @@ final class PrivatePostgres implements BeforeEachCallback, AfterEachCallback {
         stop();
       }
     } finally {
-      try (var paths = Files.walk(dir)) {
-        for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
+      FileTrees.delete(dir);
     }
     assertThat(serverProcesses()).as("PostgreSQL processes of %s left", dir).isEmpty();
     assertThat(dir).doesNotExist();

@@ -680,16 +680,8 @@ class GatewayTest {
 
   @Test
   void aResumeThatFailsIsA502SayingWhy() throws Exception {
-    insert("sb-3", SandboxStatus.PAUSED, SandboxSettings.NONE.withAutoResume(true));
-    int port = agent.getAddress().getPort();
-    Gateway.SignedUrl signed = gateway.sign("http://x", "sb-3", port, Duration.ofMinutes(5));
-    resumeAction =
-        id -> {
-          throw new IllegalStateException("at capacity: 10 sandboxes running");
-        };
-
     HttpResponse<String> response =
-        get("/sandboxes/sb-3/port/" + port + "/who?paddock_token=" + signed.token());
+        getWhileTheResumeFails(new IllegalStateException("at capacity: 10 sandboxes running"));
 
     assertThat(response.statusCode()).isEqualTo(502);
     assertThat(Json.parseObject(response.body().getBytes()).get("detail"))
@@ -699,23 +691,31 @@ class GatewayTest {
 
   @Test
   void aResumeThatTheStoreFailsNeverShowsTheStoresMessage() throws Exception {
-    insert("sb-3", SandboxStatus.PAUSED, SandboxSettings.NONE.withAutoResume(true));
-    int port = agent.getAddress().getPort();
-    Gateway.SignedUrl signed = gateway.sign("http://x", "sb-3", port, Duration.ofMinutes(5));
-    resumeAction =
-        id -> {
-          throw new StoreException(
-              "Store cannot update: Connection to db.internal.example:5432 refused");
-        };
-
     HttpResponse<String> response =
-        get("/sandboxes/sb-3/port/" + port + "/who?paddock_token=" + signed.token());
+        getWhileTheResumeFails(
+            new StoreException(
+                "Store cannot update: Connection to db.internal.example:5432 refused"));
 
     assertThat(response.statusCode()).isEqualTo(502);
     assertThat(Json.parseObject(response.body().getBytes()).get("detail"))
         .isEqualTo(
             "sandbox sb-3 could not be resumed: the store is unavailable right now; try again");
     assertThat(response.body()).doesNotContain("db.internal.example").doesNotContain("5432");
+  }
+
+  /**
+   * A signed request to the agent port of {@code sb-3}, paused with auto-resume on, whose resume
+   * throws {@code failure}: the gateway's answer.
+   */
+  private HttpResponse<String> getWhileTheResumeFails(RuntimeException failure) throws Exception {
+    insert("sb-3", SandboxStatus.PAUSED, SandboxSettings.NONE.withAutoResume(true));
+    int port = agent.getAddress().getPort();
+    Gateway.SignedUrl signed = gateway.sign("http://x", "sb-3", port, Duration.ofMinutes(5));
+    resumeAction =
+        id -> {
+          throw failure;
+        };
+    return get("/sandboxes/sb-3/port/" + port + "/who?paddock_token=" + signed.token());
   }
 
   @Test
