@@ -25,6 +25,7 @@ public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
+    Carriers.widen(); // before anything starts a virtual thread
     System.exit(run(args));
   }
 

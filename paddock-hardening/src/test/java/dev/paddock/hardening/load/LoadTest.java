@@ -73,6 +73,12 @@ class LoadTest {
     if (direct) {
       settings.put("PADDOCK_GATEWAY", "off");
     }
+    // JVM options of the control plane alone (its agents do not inherit them), for diagnosis:
+    // e.g. -Dpaddock.load.server-jvm-options=-Xlog:gc:file=/tmp/cp-gc.log
+    String serverJvm = System.getProperty("paddock.load.server-jvm-options", "");
+    if (!serverJvm.isBlank()) {
+      settings.put("JDK_JAVA_OPTIONS", serverJvm);
+    }
     String url = server.start(settings);
     PaddockClient admin = PaddockClient.connect(URI.create(url), ServerProcess.ADMIN_KEY);
     ServerMemory memory = new ServerMemory(server.pid());
@@ -119,7 +125,7 @@ class LoadTest {
     ServerMemory.Sample after = memory.sample();
 
     System.out.printf(
-        "load figures: %d sandboxes (%s), %d commands each per round, %d in flight, %s;"
+        "load figures: %d sandboxes (%s%s), %d commands each per round, %d in flight, %s;"
             + " created in %.1f s; %d commands in %.1f s = %.0f/s, %d errors;"
             + " command latency p50 %s p95 %s ms;"
             + " /health during create %s; /health during commands %s;"
@@ -128,6 +134,7 @@ class LoadTest {
             + " control plane RSS %d -> %d MiB, heap after GC %d -> %d MiB%n",
         sandboxes,
         direct ? "direct" : "gateway",
+        serverJvm.isBlank() ? "" : ", control plane JVM " + serverJvm,
         commands,
         concurrency,
         soak.isZero() ? "one round" : "soak " + soak.toMinutes() + " min",
