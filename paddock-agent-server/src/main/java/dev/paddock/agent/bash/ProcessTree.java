@@ -179,11 +179,20 @@ final class ProcessTree {
    * @throws IOException when it cannot be started (e.g. the pids limit is exhausted)
    */
   private static void runKill(List<String> argv) throws IOException {
-    Process kill =
-        new ProcessBuilder(argv)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .start();
+    Process kill;
+    try {
+      kill =
+          new ProcessBuilder(argv)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+    } catch (OutOfMemoryError e) {
+      // With the pids limit all but used up the fork itself may get the last pid while the JVM's
+      // "process reaper" thread for it does not (pthread_create: EAGAIN): start() then throws
+      // this, not an IOException, and the caller's fork-free fallback must still run (else the
+      // timed-out command is never stopped and never answers).
+      throw new IOException("cannot start kill(1): " + e.getMessage(), e);
+    }
     try {
       kill.waitFor(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
