@@ -22,7 +22,9 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The request the engine gets is checked without starting anything. Starting a bridge sandbox
  * makes the engine's proxy forward loopback traffic to the bridge's private addresses, which our
- * machines forbid in tests, so that part is opt-in: {@code PADDOCK_TEST_DOCKER_BRIDGE=true}.
+ * machines forbid in tests, so that part is opt-in: {@code PADDOCK_TEST_DOCKER_BRIDGE=true}. The
+ * shared contracts run in bridge mode in every run through a proxy that translates only that
+ * networking ({@link DockerBridgeShapeContractTest}, {@link BridgeShapeEngine}).
  */
 class BridgeModeTest {
   private static ContainerSpec bridgeSpec() {

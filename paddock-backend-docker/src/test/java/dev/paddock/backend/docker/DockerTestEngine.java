@@ -28,7 +28,8 @@ import java.util.stream.Collectors;
  *
  * <p>No engine: the tests are skipped, saying why, unless {@code PADDOCK_TEST_REQUIRE_DOCKER=true}
  * ({@code .ci/run} sets it), when they fail instead. Sandboxes use host networking so that every
- * test talks to loopback only (never to the bridge's private addresses).
+ * test talks to loopback only (never to the bridge's private addresses); the bridge-mode contracts
+ * reach the engine through {@link BridgeShapeEngine}, which keeps them on loopback too.
  */
 final class DockerTestEngine {
   static final String IMAGE =
