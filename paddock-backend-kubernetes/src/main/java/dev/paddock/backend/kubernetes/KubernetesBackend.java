@@ -54,9 +54,9 @@ import java.util.concurrent.locks.LockSupport;
  * a call per sandbox.
  *
  * <p>Only the request kinds fabric8's mock server implements in CRUD mode: creates with explicit
- * names, gets, lists with equality label selectors, JSON patches, deletes, and a watch by name
- * (inside {@code waitUntilCondition}). Thread-safe; calls for one sandbox are serialised by the
- * control plane.
+ * names, gets, lists with equality label selectors, JSON patches, deletes, and one watch with an
+ * equality label selector ({@link PodEvents}: every wait on a pod shares it). Thread-safe; calls
+ * for one sandbox are serialised by the control plane.
  */
 final class KubernetesBackend implements SandboxBackend {
   static final String NAME = "kubernetes";
@@ -74,12 +74,17 @@ final class KubernetesBackend implements SandboxBackend {
   private final SandboxObjects objects;
   private final AliveProbe probe = new AliveProbe(Duration.ofSeconds(1));
   private final Set<String> starting = ConcurrentHashMap.newKeySet();
+  private final PodEvents podEvents;
 
   KubernetesBackend(KubernetesSettings settings, KubernetesClient client) {
     this.settings = settings;
     this.client = client;
     this.namespace = settings.namespace().orElseGet(() -> defaultNamespace(client));
     this.objects = new SandboxObjects(settings);
+    this.podEvents =
+        new PodEvents(
+            watcher ->
+                client.pods().inNamespace(namespace).withLabels(objects.ours()).watch(watcher));
   }
 
   private static String defaultNamespace(KubernetesClient client) {
@@ -114,10 +119,7 @@ final class KubernetesBackend implements SandboxBackend {
               objects.secret(id, request.sessionKeyDigests(), request.adminKeyDigest()),
               objects.policy(id)));
       try {
-        trace("creating pod {0}", pod.getMetadata().getName());
-        create(pod);
-        trace("created pod {0}", pod.getMetadata().getName());
-        RuntimeHandle running = awaitRunning(id);
+        RuntimeHandle running = createAndAwait(id, pod);
         trace("start of {0} returns: running", id);
         return running;
       } catch (RuntimeException e) {
@@ -147,6 +149,26 @@ final class KubernetesBackend implements SandboxBackend {
 
   private void create(HasMetadata object) {
     client.resource(object).inNamespace(namespace).create();
+  }
+
+  /**
+   * Creates the pod and waits until it runs, following it from the create's own answer through the
+   * shared watch, which this subscribes to before the create: no read and no watch of its own.
+   */
+  private RuntimeHandle createAndAwait(String id, Pod pod) {
+    try (PodEvents.Subscription changes = podEvents.subscribe(pod.getMetadata().getName())) {
+      trace("creating pod {0}", pod.getMetadata().getName());
+      Pod created = client.resource(pod).inNamespace(namespace).create();
+      trace("created pod {0}", pod.getMetadata().getName());
+      return awaitRunning(id, changes, created);
+    }
+  }
+
+  /** Waits until the pod that exists now runs (a repeated resume's). */
+  private RuntimeHandle awaitRunning(String id) {
+    try (PodEvents.Subscription changes = podEvents.subscribe(SandboxObjects.podName(id))) {
+      return awaitRunning(id, changes, pods(id).get());
+    }
   }
 
   /**
@@ -231,22 +253,24 @@ final class KubernetesBackend implements SandboxBackend {
   }
 
   /**
-   * Waits (a watch on the one pod) until the pod has an IP or fails, then probes its agent every
-   * {@link #PROBE_INTERVAL} until it answers, reading the pod again every {@link #POD_CHECK} (a
-   * container that died fails the start then); a pod still pending at the deadline is diagnosed
-   * from its conditions and events.
+   * Waits (from {@code read}, the pod read after {@code changes} began, then on its changes) until
+   * the pod has an IP or fails, then probes its agent every {@link #PROBE_INTERVAL} until it
+   * answers, reading the pod again every {@link #POD_CHECK} (a container that died fails the start
+   * then); a pod still pending at the deadline is diagnosed from its conditions and events.
    *
    * <p>The probe starts as soon as the pod has an IP, whatever its phase: a kubelet gives the pod
    * its IP with its sandbox and may report the container running only at its next relist, while the
    * agent can answer before that.
    */
-  private RuntimeHandle awaitRunning(String id) {
+  private RuntimeHandle awaitRunning(String id, PodEvents.Subscription changes, Pod read) {
     long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
     Pod pod;
     try {
       pod =
           awaitPod(
               id,
+              changes,
+              read,
               p -> p == null || PodDiagnosis.fatal(p, false).isPresent() || ip(p).isPresent(),
               deadline);
     } catch (KubernetesClientTimeoutException e) {
@@ -303,30 +327,79 @@ final class KubernetesBackend implements SandboxBackend {
   }
 
   /**
-   * The pod once {@code done} holds for it (null: gone), watched in windows of at most {@link
-   * #WATCH_WINDOW} that each read it afresh: a change made between a watch's list and its start may
-   * never reach that watch (fabric8's mock server replays nothing; a real watch can drop).
+   * The pod once {@code done} holds for it (null: gone), read after subscribing to its changes.
    *
    * @throws KubernetesClientTimeoutException at {@code deadline} (a {@link System#nanoTime} value)
    */
   private Pod awaitPod(String id, java.util.function.Predicate<Pod> done, long deadline) {
+    try (PodEvents.Subscription changes = podEvents.subscribe(SandboxObjects.podName(id))) {
+      return awaitPod(id, changes, pods(id).get(), done, deadline);
+    }
+  }
+
+  /**
+   * The pod once {@code done} holds for it (null: gone): from {@code read} (its state after {@code
+   * changes} began: a read, or a create's answer), followed through the shared watch's changes of
+   * it ({@link PodEvents}), in windows of at most {@link #WATCH_WINDOW} that each end with a fresh
+   * read (a watch can drop, or close on 410 Gone, and a change may then never reach it). Only
+   * changes of the pod read (its uid) are tested; a change of another pod of the name (a later one)
+   * makes it read again at once.
+   *
+   * @throws KubernetesClientTimeoutException at {@code deadline} (a {@link System#nanoTime} value)
+   */
+  private Pod awaitPod(
+      String id,
+      PodEvents.Subscription changes,
+      Pod read,
+      java.util.function.Predicate<Pod> done,
+      long deadline) {
+    try {
+      Pod now = read;
+      while (true) {
+        if (done.test(now)) {
+          return now;
+        }
+        if (System.nanoTime() - deadline >= 0) {
+          throw new KubernetesClientTimeoutException(
+              "Pod", SandboxObjects.podName(id), namespace, 0, TimeUnit.MILLISECONDS);
+        }
+        long windowEnd = System.nanoTime() + WATCH_WINDOW.toNanos();
+        Optional<PodEvents.Change> change =
+            awaitChange(changes, now, done, deadline - windowEnd < 0 ? deadline : windowEnd);
+        if (change.isPresent()) {
+          return change.get().deleted() ? null : change.get().pod();
+        }
+        now = pods(id).get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw failure(Kind.UNKNOWN, "interrupted while waiting for the pod of " + id);
+    }
+  }
+
+  /**
+   * The first change of the pod {@code read} (same uid) for which {@code done} holds, until {@code
+   * end}; empty when the window ends, or at once when another pod of the name shows up or none was
+   * read (the caller reads again).
+   */
+  private static Optional<PodEvents.Change> awaitChange(
+      PodEvents.Subscription changes, Pod read, java.util.function.Predicate<Pod> done, long end)
+      throws InterruptedException {
+    String uid = read == null ? null : read.getMetadata().getUid();
     while (true) {
-      Pod now = pods(id).get();
-      if (done.test(now)) {
-        return now;
+      Optional<PodEvents.Change> next = changes.next(end);
+      if (next.isEmpty()) {
+        return Optional.empty();
       }
-      if (System.nanoTime() - deadline >= 0) {
-        throw new KubernetesClientTimeoutException(
-            "Pod", SandboxObjects.podName(id), namespace, 0, TimeUnit.MILLISECONDS);
+      PodEvents.Change change = next.get();
+      if (uid == null || !uid.equals(change.uid())) {
+        if (change.deleted()) {
+          continue; // an earlier pod of the name going: not the one read
+        }
+        return Optional.empty();
       }
-      try {
-        return pods(id)
-            .waitUntilCondition(
-                done::test,
-                Math.min(remainingMillis(deadline), WATCH_WINDOW.toMillis()),
-                TimeUnit.MILLISECONDS);
-      } catch (KubernetesClientTimeoutException e) {
-        // Look again: the watch may have begun just after the change it waits for.
+      if (done.test(change.deleted() ? null : change.pod())) {
+        return next;
       }
     }
   }
@@ -341,10 +414,6 @@ final class KubernetesBackend implements SandboxBackend {
     if (fatal.isPresent()) {
       throw new RuntimeStartException(fatal.get());
     }
-  }
-
-  private static long remainingMillis(long deadline) {
-    return Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
   }
 
   /** Events about {@code name} (the mock and the API select events by field only on name). */
@@ -479,9 +548,11 @@ final class KubernetesBackend implements SandboxBackend {
           SandboxObjects.podOf(claim)
               .orElseThrow(() -> failure(Kind.UNKNOWN, "the claim of " + id + " names no pod"));
       pod.getMetadata().setResourceVersion(null);
-      create(pod);
-      unmarkPaused(id);
-      return awaitRunning(id);
+      try (PodEvents.Subscription changes = podEvents.subscribe(pod.getMetadata().getName())) {
+        Pod created = client.resource(pod).inNamespace(namespace).create();
+        unmarkPaused(id);
+        return awaitRunning(id, changes, created);
+      }
     } catch (KubernetesClientException e) {
       throw asStartFailure(e, "resuming " + id);
     }
@@ -672,7 +743,11 @@ final class KubernetesBackend implements SandboxBackend {
 
   @Override
   public void close() {
-    client.close();
+    try {
+      podEvents.close();
+    } finally {
+      client.close();
+    }
   }
 
   // ---------------------------------------------------------------- failures

@@ -210,6 +210,39 @@ class KubernetesPodTest {
     cluster.assertNothingLeaked();
   }
 
+  @Test
+  void startPauseResumeAndDeleteWaitOnOneWatchOfTheControlPlanesPodsNotOneEach() {
+    int before = cluster.backendRequests().orElseThrow().size();
+    start(Map.of());
+    backend.pause(handle);
+    handle = backend.resume(handle);
+    backend.destroy(handle);
+    String first = handle.sandboxId();
+    handle =
+        backend.start(
+            new RuntimeRequest(
+                "sb-pod-" + Long.toHexString(System.nanoTime()),
+                SandboxSpec.builder("paddock/sandbox:bookworm").workingDir("/workspace").build(),
+                Map.of(),
+                List.of(KeyDigest.sha256Hex(KEY)),
+                KeyDigest.sha256Hex(ADMIN)));
+
+    List<String> requests = cluster.backendRequests().orElseThrow();
+    List<String> watches =
+        requests.subList(before, requests.size()).stream()
+            .filter(r -> r.contains("watch=true"))
+            .toList();
+    assertThat(watches)
+        .as("the backends' watch requests (sandbox %s, then %s)", first, handle.sandboxId())
+        .hasSize(1)
+        .allSatisfy(
+            w ->
+                assertThat(w)
+                    .startsWith("GET /api/v1/namespaces/test/pods?")
+                    .contains("labelSelector=")
+                    .doesNotContain("fieldSelector="));
+  }
+
   private void start(Map<String, String> settings) {
     start(
         SandboxSpec.builder("paddock/sandbox:bookworm").workingDir("/workspace").build(), settings);

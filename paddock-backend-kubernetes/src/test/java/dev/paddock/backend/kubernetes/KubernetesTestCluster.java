@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Assumptions;
 
@@ -51,7 +52,11 @@ public final class KubernetesTestCluster implements AutoCloseable {
   /** The {@code paddock.instance} label the tests' backends use. */
   public static final String INSTANCE = "contract";
 
+  /** The user agent of {@link #client()} (the tests' and the fake kubelet's), not the backend's. */
+  static final String TEST_AGENT = "paddock-test-cluster";
+
   private final Optional<KubernetesMockServer> server;
+  private final Optional<TracedDispatcher> dispatcher;
   private final KubernetesClient client;
   private final Optional<FakeKubelet> kubelet;
   private final Map<String, String> settings;
@@ -59,10 +64,12 @@ public final class KubernetesTestCluster implements AutoCloseable {
 
   private KubernetesTestCluster(
       Optional<KubernetesMockServer> server,
+      Optional<TracedDispatcher> dispatcher,
       KubernetesClient client,
       Optional<FakeKubelet> kubelet,
       Map<String, String> settings) {
     this.server = server;
+    this.dispatcher = dispatcher;
     this.client = client;
     this.kubelet = kubelet;
     this.settings = Map.copyOf(settings);
@@ -74,15 +81,16 @@ public final class KubernetesTestCluster implements AutoCloseable {
       return real();
     }
     Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
+    TracedDispatcher dispatcher = new TracedDispatcher(responses);
     KubernetesMockServer server =
-        new KubernetesMockServer(
-            new Context(), new MockWebServer(), responses, new TracedDispatcher(responses), false);
+        new KubernetesMockServer(new Context(), new MockWebServer(), responses, dispatcher, false);
     try {
       server.init(InetAddress.getByName("127.0.0.1"), 0);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    KubernetesClient client = server.createClient();
+    KubernetesClient client =
+        server.createClient(b -> b.editOrNewConfig().withUserAgent(TEST_AGENT).endConfig());
     int port = freePort();
     FakeKubelet kubelet = new FakeKubelet(client, NAMESPACE, port);
     Map<String, String> settings = new LinkedHashMap<>();
@@ -91,7 +99,8 @@ public final class KubernetesTestCluster implements AutoCloseable {
     settings.put("kubernetes.agent-port", Integer.toString(port));
     settings.put("kubernetes.instance", INSTANCE);
     settings.put("kubernetes.stop-grace", "3s");
-    return new KubernetesTestCluster(Optional.of(server), client, Optional.of(kubelet), settings);
+    return new KubernetesTestCluster(
+        Optional.of(server), Optional.of(dispatcher), client, Optional.of(kubelet), settings);
   }
 
   private static KubernetesTestCluster real() {
@@ -104,7 +113,8 @@ public final class KubernetesTestCluster implements AutoCloseable {
     settings.put("kubernetes.namespace", namespace);
     settings.put("kubernetes.instance", INSTANCE);
     KubernetesClient client = new KubernetesClientBuilder().build();
-    return new KubernetesTestCluster(Optional.empty(), client, Optional.empty(), settings);
+    return new KubernetesTestCluster(
+        Optional.empty(), Optional.empty(), client, Optional.empty(), settings);
   }
 
   /** The backend settings for this cluster, {@code overrides} over them. */
@@ -117,6 +127,14 @@ public final class KubernetesTestCluster implements AutoCloseable {
   /** A client of the cluster (the tests' own; the backend makes its own). */
   public KubernetesClient client() {
     return client;
+  }
+
+  /**
+   * The requests the mock server has answered so far from clients other than {@link #client()} (the
+   * backends'), as {@code "METHOD path"}, oldest first; empty on a real cluster.
+   */
+  public Optional<List<String>> backendRequests() {
+    return dispatcher.map(TracedDispatcher::backendRequests);
   }
 
   /** The fake kubelet; empty on a real cluster. */
@@ -186,18 +204,28 @@ public final class KubernetesTestCluster implements AutoCloseable {
   }
 
   /**
-   * The mock's CRUD dispatcher, saying at TRACE (logger {@code paddock.test.mock-api}, JUL: FINER)
-   * each request it handled and how long it took, for {@code KubernetesBench --trace}.
+   * The mock's CRUD dispatcher, keeping the request line of each request not from {@link #client()}
+   * and saying at TRACE (logger {@code paddock.test.mock-api}, JUL: FINER) each request it handled
+   * and how long it took, for {@code KubernetesBench --trace}.
    */
   private static final class TracedDispatcher extends KubernetesMixedDispatcher {
     private static final System.Logger LOG = System.getLogger("paddock.test.mock-api");
+
+    private final Queue<String> backendRequests = new ConcurrentLinkedQueue<>();
 
     TracedDispatcher(Map<ServerRequest, Queue<ServerResponse>> responses) {
       super(responses);
     }
 
+    List<String> backendRequests() {
+      return List.copyOf(backendRequests);
+    }
+
     @Override
     public MockResponse dispatch(RecordedRequest request) {
+      if (!TEST_AGENT.equals(request.getHeader("User-Agent"))) {
+        backendRequests.add(request.getMethod() + " " + request.getPath());
+      }
       if (!LOG.isLoggable(System.Logger.Level.TRACE)) {
         return super.dispatch(request);
       }
