@@ -215,10 +215,27 @@ public final class GatewayBench {
       byte[] body = AgentCalls.commandBody("true", null);
       double bestDirect = 0;
       double bestGateway = 0;
+      double[] directCpu = new double[2];
+      double[] gatewayCpu = new double[2];
       for (int round = 0; round < 2; round++) {
-        bestDirect = Math.max(bestDirect, throughput(direct, "", body));
-        bestGateway = Math.max(bestGateway, throughput(server.port(), prefix(), body));
+        bestDirect = Math.max(bestDirect, throughput(direct, "", body, directCpu));
+        bestGateway = Math.max(bestGateway, throughput(server.port(), prefix(), body, gatewayCpu));
       }
+      int requests = 2 * 8 * plan.perClient();
+      report.add(
+          Figure.info(
+              label + "exec `true`, 8 clients: machine CPU per request, through the gateway",
+              "ms",
+              gatewayCpu[0] / requests,
+              directCpu[0] / requests,
+              "the same directly"));
+      report.add(
+          Figure.info(
+              label + "exec `true`, 8 clients: control-plane CPU per gateway request",
+              "ms",
+              gatewayCpu[1] / requests,
+              directCpu[1] / requests,
+              "the same while clients call the agent directly"));
       report.add(
           Figure.info(
               label + "exec `true`, 8 clients, through the gateway",
@@ -236,7 +253,17 @@ public final class GatewayBench {
               Figure.Target.atLeast(80)));
     }
 
-    private double throughput(int port, String prefix, byte[] body) throws Exception {
+    /** Requests per second; adds the machine's and the server's CPU milliseconds to {@code cpu}. */
+    private double throughput(int port, String prefix, byte[] body, double[] cpu) throws Exception {
+      double machine = CpuClock.machineMillis();
+      double own = CpuClock.processMillis(server.pid());
+      double rate = throughputOnly(port, prefix, body);
+      cpu[0] += CpuClock.machineMillis() - machine;
+      cpu[1] += CpuClock.processMillis(server.pid()) - own;
+      return rate;
+    }
+
+    private double throughputOnly(int port, String prefix, byte[] body) throws Exception {
       return Throughput.perSecond(
           8,
           plan.perClient(),

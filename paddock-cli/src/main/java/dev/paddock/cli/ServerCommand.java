@@ -191,7 +191,9 @@ final class ServerCommand implements Callable<Integer> {
   /** Where to listen; HTTPS with the watched certificate when one is configured. */
   private static HttpServerConfig httpConfig(String host, int port, Optional<TlsCertificate> tls) {
     HttpServerConfig.Builder http =
-        HttpServerConfig.builder(new InetSocketAddress(host, port)).backlog(512);
+        HttpServerConfig.builder(new InetSocketAddress(host, port))
+            .backlog(512)
+            .platformThreads(ApiServer.PLATFORM_CONNECTIONS);
     tls.ifPresent(http::tls);
     return http.build();
   }

@@ -16,7 +16,10 @@ import javax.net.ssl.SSLSocket;
  * One accepted socket, served on its own thread: TLS handshake (when configured), then requests one
  * after another (keep-alive) until the client closes, a timeout passes or framing breaks; then, if
  * a route upgraded it, the WebSocket until it closes. Every failure the client caused is answered
- * with {@code {"detail"}} when the protocol still allows an answer.
+ * with {@code {"detail"}} when the protocol still allows an answer. A connection that starts on a
+ * platform thread the server lent it moves to a virtual thread, and gives the platform thread back,
+ * when it idles longer than {@link HttpServerConfig#platformIdle()} between requests or is
+ * upgraded: platform threads serve busy connections only.
  */
 final class Connection implements Runnable {
   private final PaddockHttpServer server;
@@ -27,6 +30,8 @@ final class Connection implements Runnable {
   private OutputStream out;
   private volatile WebSocketConnection webSocket;
   private volatile boolean inExchange;
+  private Runnable giveBack; // while on a platform thread the server lent: gives it back
+  private long idleSpentMillis; // idle time a move to a virtual thread carries over
 
   Connection(PaddockHttpServer server, Socket socket) {
     this.server = server;
@@ -62,17 +67,63 @@ final class Connection implements Runnable {
     return (InetSocketAddress) socket.getLocalSocketAddress();
   }
 
+  /** Marks the thread about to run this connection as lent: {@code back} returns it (or null). */
+  void lend(Runnable back) {
+    this.giveBack = back;
+  }
+
   @Override
   public void run() {
+    boolean moved = false;
     try {
       open();
-      serveRequests();
+      moved = serveRequests();
     } catch (IOException | RuntimeException e) {
       // The client went away or sent something unanswerable: nothing more to do than close.
     } finally {
-      lingeringClose();
-      server.removed(this);
+      if (!moved) {
+        end();
+      }
     }
+  }
+
+  private void end() {
+    lingeringClose();
+    server.removed(this);
+    Runnable back = giveBack;
+    giveBack = null;
+    if (back != null) {
+      back.run();
+    }
+  }
+
+  /** What a connection does on the thread it moves to. */
+  @FunctionalInterface
+  private interface Rest {
+    void run() throws IOException;
+  }
+
+  /**
+   * Gives the lent platform thread back and continues with {@code rest} on a new virtual thread,
+   * which ends the connection; the caller must not touch the connection after this returns true.
+   */
+  private boolean moveToVirtualThread(Rest rest) {
+    Runnable back = giveBack;
+    giveBack = null;
+    back.run();
+    Thread.ofVirtual()
+        .name("paddock-http-connection")
+        .start(
+            () -> {
+              try {
+                rest.run();
+              } catch (IOException | RuntimeException e) {
+                // As in run(): the connection just closes.
+              } finally {
+                end();
+              }
+            });
+    return true;
   }
 
   private void open() throws IOException {
@@ -86,37 +137,51 @@ final class Connection implements Runnable {
     out = new BufferedOutputStream(wire, 16 << 10);
   }
 
-  private void serveRequests() throws IOException {
+  /** Serves requests until the connection is done (false) or has moved to a virtual thread. */
+  private boolean serveRequests() throws IOException {
     while (!server.isStopping()) {
-      in.timeout(config.idleTimeout().toMillis());
+      long idleMillis = config.idleTimeout().toMillis() - idleSpentMillis;
+      long lentMillis = config.platformIdle().toMillis();
+      boolean lent = giveBack != null && lentMillis < idleMillis;
+      in.timeout(lent ? lentMillis : idleMillis);
       try {
         if (!in.await()) {
-          return; // the client closed its keep-alive connection
+          return false; // the client closed its keep-alive connection
         }
       } catch (SocketTimeoutException e) {
-        return; // idle keep-alive connection: close quietly
+        if (!lent) {
+          return false; // idle keep-alive connection: close quietly
+        }
+        idleSpentMillis = lentMillis;
+        return moveToVirtualThread(this::serveRequests);
       }
+      idleSpentMillis = 0;
       RequestHead head = readHead();
       if (head == null) {
-        return;
+        return false;
       }
       if (server.isStopping()) {
         answerAndClose(503, "the server is stopping; retry on a new connection");
-        return;
+        return false;
       }
       PaddockExchange exchange = exchange(head);
       if (exchange.upgradedTo().isPresent()) {
-        runWebSocket(exchange.upgradedTo().get());
-        return;
+        WebSocketListener listener = exchange.upgradedTo().get();
+        return giveBack != null
+            ? moveToVirtualThread(() -> runWebSocket(listener))
+            : runWebSocket(listener);
       }
       if (exchange.takenOverBy().isPresent()) {
-        runTakeover(exchange.takenOverBy().get());
-        return;
+        ConnectionTakeover takeover = exchange.takenOverBy().get();
+        return giveBack != null
+            ? moveToVirtualThread(() -> runTakeover(takeover))
+            : runTakeover(takeover);
       }
       if (exchange.closeAfter()) {
-        return;
+        return false;
       }
     }
+    return false;
   }
 
   /** The next request head, or null after answering why it could not be read. */
@@ -187,14 +252,19 @@ final class Connection implements Runnable {
     exchange.forceClose();
   }
 
-  private void runWebSocket(WebSocketListener listener) {
+  /** Runs the WebSocket on this thread until it closes; false: the connection is done. */
+  private boolean runWebSocket(WebSocketListener listener) {
     WebSocketConnection connection = new WebSocketConnection(this, socket, in, out, listener);
     webSocket = connection;
     connection.run();
+    return false;
   }
 
-  /** Relays raw bytes; the socket is closed afterwards (no lingering: the taker ended it). */
-  private void runTakeover(ConnectionTakeover takeover) throws IOException {
+  /**
+   * Relays raw bytes; the socket is closed afterwards (no lingering: the taker ended it). False:
+   * the connection is done.
+   */
+  private boolean runTakeover(ConnectionTakeover takeover) throws IOException {
     in.timeout(0);
     InputStream raw =
         new InputStream() {
@@ -214,6 +284,7 @@ final class Connection implements Runnable {
     } finally {
       abort();
     }
+    return false;
   }
 
   /**

@@ -52,6 +52,8 @@ public final class HttpServerConfig {
   private final long maxDrainBytes;
   private final int webSocketMaxMessageBytes;
   private final Duration webSocketPingInterval;
+  private final int platformThreads;
+  private final Duration platformIdle;
 
   private HttpServerConfig(Builder b) {
     address = b.address;
@@ -68,6 +70,11 @@ public final class HttpServerConfig {
     maxUriLength = b.maxUriLength;
     maxDrainBytes = b.maxDrainBytes;
     webSocketMaxMessageBytes = b.webSocketMaxMessageBytes;
+    platformThreads = b.platformThreads;
+    platformIdle = positive(b.platformIdle, "platformIdle");
+    if (platformThreads < 0) {
+      throw new IllegalArgumentException("platformThreads must be >= 0: " + platformThreads);
+    }
     if (maxHeaderLineBytes < 64 || maxHeaderBytes < maxHeaderLineBytes || maxHeaderCount < 1) {
       throw new IllegalArgumentException(
           "header limits must satisfy 64 <= maxHeaderLineBytes <= maxHeaderBytes and count >= 1");
@@ -147,6 +154,20 @@ public final class HttpServerConfig {
     return webSocketPingInterval;
   }
 
+  /**
+   * How many connections at most are served on platform threads; the rest, and any connection that
+   * waits longer than {@link #platformIdle()} for its next request or is upgraded (WebSocket,
+   * takeover), run on virtual threads. 0: every connection on a virtual thread.
+   */
+  public int platformThreads() {
+    return platformThreads;
+  }
+
+  /** How long a connection may idle between requests before it gives its platform thread back. */
+  public Duration platformIdle() {
+    return platformIdle;
+  }
+
   /** A builder with the defaults documented on each setter, listening on {@code address}. */
   public static Builder builder(InetSocketAddress address) {
     return new Builder(address);
@@ -168,6 +189,8 @@ public final class HttpServerConfig {
     private long maxDrainBytes = 16L << 20;
     private int webSocketMaxMessageBytes = 16 << 20;
     private Duration webSocketPingInterval = Duration.ofSeconds(30);
+    private int platformThreads;
+    private Duration platformIdle = Duration.ofSeconds(1);
 
     private Builder(InetSocketAddress address) {
       this.address = Objects.requireNonNull(address, "address");
@@ -258,6 +281,25 @@ public final class HttpServerConfig {
     /** Default 30 s. */
     public Builder webSocketPingInterval(Duration interval) {
       this.webSocketPingInterval = interval;
+      return this;
+    }
+
+    /**
+     * Default 0 (every connection on a virtual thread). A blocking read on a platform thread is
+     * woken by the kernel directly; a virtual thread's goes through the JDK's poller and then a
+     * carrier, two more thread wake-ups per read. For a server whose requests mostly wait on
+     * another socket (a proxy), that hand-off costs more CPU and latency than its own work, so it
+     * keeps its busy connections on platform threads and idle or long-lived ones on virtual threads
+     * (docs/CONCURRENCY.md).
+     */
+    public Builder platformThreads(int count) {
+      this.platformThreads = count;
+      return this;
+    }
+
+    /** Default 1 s. */
+    public Builder platformIdle(Duration idle) {
+      this.platformIdle = idle;
       return this;
     }
 

@@ -14,7 +14,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -24,7 +28,10 @@ import javax.net.ssl.SSLSocket;
 /**
  * The {@link HttpServer} behind {@link HttpServers}: a blocking accept loop on a virtual thread,
  * one {@link Connection} per accepted socket, and a watchdog that closes connections whose writes
- * are stuck. Lifecycle as the JDK's: bind, {@link #start()} once, {@link #stop(int)} once.
+ * are stuck. A connection runs on one of {@link HttpServerConfig#platformThreads()} platform
+ * threads while one is free (it gives it back when it idles or is upgraded), else on the executor
+ * or a virtual thread. Lifecycle as the JDK's: bind, {@link #start()} once, {@link #stop(int)}
+ * once.
  */
 final class PaddockHttpServer extends HttpServer {
   private final HttpServerConfig config;
@@ -32,6 +39,8 @@ final class PaddockHttpServer extends HttpServer {
   private final List<PaddockContext> contexts = new ArrayList<>(); // guarded by lock
   private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
   private final HttpDate clock = new HttpDate();
+  private final Semaphore platformSlots;
+  private final ExecutorService platformThreads; // null when the config asks for none
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition idle = lock.newCondition();
   private int activeExchanges; // guarded by lock
@@ -43,6 +52,18 @@ final class PaddockHttpServer extends HttpServer {
   private PaddockHttpServer(HttpServerConfig config, ServerSocket listener) {
     this.config = config;
     this.listener = listener;
+    int platform = config.platformThreads();
+    this.platformSlots = new Semaphore(platform);
+    this.platformThreads =
+        platform == 0
+            ? null
+            : new ThreadPoolExecutor(
+                0,
+                platform,
+                30,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
+                Thread.ofPlatform().daemon().name("paddock-http-platform-", 0).factory());
   }
 
   static PaddockHttpServer bind(HttpServerConfig config) throws IOException {
@@ -115,6 +136,9 @@ final class PaddockHttpServer extends HttpServer {
     Connection connection = new Connection(this, socket);
     connections.add(connection);
     try {
+      if (lendPlatformThread(connection)) {
+        return;
+      }
       Executor chosen = executor();
       if (chosen == null) {
         Thread.ofVirtual().name("paddock-http-connection").start(connection);
@@ -123,6 +147,23 @@ final class PaddockHttpServer extends HttpServer {
       }
     } catch (RejectedExecutionException e) {
       connection.abort();
+    }
+  }
+
+  /** Runs {@code connection} on a free platform thread; false when none is free. */
+  private boolean lendPlatformThread(Connection connection) {
+    if (platformThreads == null || !platformSlots.tryAcquire()) {
+      return false;
+    }
+    connection.lend(platformSlots::release);
+    try {
+      platformThreads.execute(connection);
+      return true;
+    } catch (RejectedExecutionException e) {
+      // A thread that gave its slot back is still finishing, or the server is stopping.
+      connection.lend(null);
+      platformSlots.release();
+      return false;
     }
   }
 
@@ -202,6 +243,9 @@ final class PaddockHttpServer extends HttpServer {
     join(acceptor);
     if (watchdog != null) {
       watchdog.interrupt();
+    }
+    if (platformThreads != null) {
+      platformThreads.shutdownNow(); // as an executor's owner would: a handler still running ends
     }
   }
 

@@ -36,6 +36,15 @@ import java.util.concurrent.Executors;
  */
 public final class ApiServer implements AutoCloseable {
   private final HttpServer http;
+
+  /**
+   * Busy connections served on platform threads (HttpServerConfig#platformThreads): a gateway
+   * request waits on the sandbox's socket and then on the client's, and each wake-up of a virtual
+   * thread costs the poller and a carrier hand-off on top; idle keep-alive connections, WebSockets
+   * and tunnels move to virtual threads, so this bounds platform threads, not connections.
+   */
+  public static final int PLATFORM_CONNECTIONS = 64;
+
   private final ExecutorService handlers;
 
   private static final WorkspaceArchives NO_ARCHIVES =
@@ -90,7 +99,10 @@ public final class ApiServer implements AutoCloseable {
       WorkspaceArchives archives,
       ApiServerConfig config) {
     return start(
-        HttpServerConfig.builder(new InetSocketAddress(host, port)).backlog(512).build(),
+        HttpServerConfig.builder(new InetSocketAddress(host, port))
+            .backlog(512)
+            .platformThreads(PLATFORM_CONNECTIONS)
+            .build(),
         sandboxes,
         specs,
         store,
