@@ -30,6 +30,8 @@ final class Connection implements Runnable {
   private OutputStream out;
   private volatile WebSocketConnection webSocket;
   private volatile boolean inExchange;
+  // Both owned by the one thread serving the connection at a time, and handed to the next with
+  // the connection itself (the pool's execute, the executor's execute or Thread.start order them).
   private Runnable giveBack; // while on a platform thread the server lent: gives it back
   private long idleSpentMillis; // idle time a move to a virtual thread carries over
 
@@ -104,25 +106,30 @@ final class Connection implements Runnable {
   }
 
   /**
-   * Gives the lent platform thread back and continues with {@code rest} on a new virtual thread,
-   * which ends the connection; the caller must not touch the connection after this returns true.
+   * Gives the lent platform thread back and continues with {@code rest} where a connection without
+   * one runs (the server's executor, else a new virtual thread), which ends the connection; the
+   * caller must not touch the connection after this returns true.
    */
   private boolean moveToVirtualThread(Rest rest) {
     Runnable back = giveBack;
     giveBack = null;
     back.run();
-    Thread.ofVirtual()
-        .name("paddock-http-connection")
-        .start(
-            () -> {
-              try {
-                rest.run();
-              } catch (IOException | RuntimeException e) {
-                // As in run(): the connection just closes.
-              } finally {
-                end();
-              }
-            });
+    Runnable task =
+        () -> {
+          try {
+            rest.run();
+          } catch (IOException | RuntimeException e) {
+            // As in run(): the connection just closes.
+          } finally {
+            end();
+          }
+        };
+    java.util.concurrent.Executor executor = server.executor();
+    if (executor == null) {
+      Thread.ofVirtual().name("paddock-http-connection").start(task);
+    } else {
+      executor.execute(task); // rejected (stopping): run() ends the connection here instead
+    }
     return true;
   }
 

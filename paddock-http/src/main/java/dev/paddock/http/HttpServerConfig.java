@@ -157,7 +157,8 @@ public final class HttpServerConfig {
   /**
    * How many connections at most are served on platform threads; the rest, and any connection that
    * waits longer than {@link #platformIdle()} for its next request or is upgraded (WebSocket,
-   * takeover), run on virtual threads. 0: every connection on a virtual thread.
+   * takeover), run on the server's executor if one is set, else on virtual threads. 0: every
+   * connection there.
    */
   public int platformThreads() {
     return platformThreads;

@@ -15,9 +15,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -57,13 +57,24 @@ final class PaddockHttpServer extends HttpServer {
     this.platformThreads =
         platform == 0
             ? null
-            : new ThreadPoolExecutor(
-                0,
-                platform,
-                30,
-                TimeUnit.SECONDS,
-                new SynchronousQueue<>(),
-                Thread.ofPlatform().daemon().name("paddock-http-platform-", 0).factory());
+            : idleEnding(
+                new ThreadPoolExecutor(
+                    platform,
+                    platform,
+                    30,
+                    TimeUnit.SECONDS,
+                    new LinkedBlockingQueue<>(),
+                    Thread.ofPlatform().daemon().name("paddock-http-platform-", 0).factory()));
+  }
+
+  /**
+   * {@code pool} with its threads ending after their keep-alive idle. The slots bound the tasks, so
+   * one queues only for the moment a thread that gave its slot back takes to return to the pool: a
+   * connection given a slot always gets a platform thread.
+   */
+  private static ThreadPoolExecutor idleEnding(ThreadPoolExecutor pool) {
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
   }
 
   static PaddockHttpServer bind(HttpServerConfig config) throws IOException {
@@ -147,6 +158,7 @@ final class PaddockHttpServer extends HttpServer {
       }
     } catch (RejectedExecutionException e) {
       connection.abort();
+      removed(connection);
     }
   }
 
@@ -160,7 +172,7 @@ final class PaddockHttpServer extends HttpServer {
       platformThreads.execute(connection);
       return true;
     } catch (RejectedExecutionException e) {
-      // A thread that gave its slot back is still finishing, or the server is stopping.
+      // The server is stopping.
       connection.lend(null);
       platformSlots.release();
       return false;
@@ -245,7 +257,9 @@ final class PaddockHttpServer extends HttpServer {
       watchdog.interrupt();
     }
     if (platformThreads != null) {
-      platformThreads.shutdownNow(); // as an executor's owner would: a handler still running ends
+      // As an executor's owner would: a handler still running on a platform thread is interrupted
+      // (one that moved runs on the executor, whose owner shuts it down).
+      platformThreads.shutdownNow();
     }
   }
 
@@ -274,6 +288,11 @@ final class PaddockHttpServer extends HttpServer {
     }
   }
 
+  /**
+   * Where connections without a platform thread run: those that found none free, and those that
+   * moved off one ({@link HttpServerConfig#platformThreads()}); null, a virtual thread each. Unlike
+   * the JDK's server, a connection on a lent platform thread does not run on it.
+   */
   @Override
   public void setExecutor(Executor executor) {
     lock.lock();
@@ -293,7 +312,8 @@ final class PaddockHttpServer extends HttpServer {
     return executor();
   }
 
-  private Executor executor() {
+  /** The executor set with {@link #setExecutor}, or null: a new virtual thread per connection. */
+  Executor executor() {
     lock.lock();
     try {
       return executor;
