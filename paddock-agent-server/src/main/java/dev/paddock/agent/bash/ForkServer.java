@@ -282,7 +282,10 @@ final class ForkServer implements AutoCloseable {
    * started by the agent itself. The wrapper keeps its own stderr (discarded), so nothing it says,
    * such as bash's report of a killed job, reaches the command's stderr; it traps the signals a
    * group receives so that it survives them and still reports the status. The zygote first makes
-   * itself, and so every job it forks, the OOM killer's preferred victim.
+   * itself, and so every job it forks, the OOM killer's preferred victim. Each job is disowned as
+   * soon as it starts: the zygote never waits for one (a job reports its own status), and a
+   * non-interactive shell would otherwise keep every finished job in its table, which each later
+   * fork copies and frees, so that the cost of a command grew with the number run before it.
    */
   private static String script(int port) {
     return String.join(
@@ -315,6 +318,9 @@ final class ForkServer implements AutoCloseable {
         "  case $__paddock_tok in '') printf 'B %s 0\\n' \"$__paddock_id\"; continue ;; esac",
         "  __paddock_job \"$__paddock_id\" \"$__paddock_tok\" \"$__paddock_dir\" \"$__paddock_in\""
             + " \"$__paddock_env\" \"$__paddock_src\" &",
+        // Out of the job table at once: a shell that is never asked about its jobs keeps every
+        // finished one, and each fork copies and frees the whole table (cost grew per command).
+        "  disown $!",
         "done");
   }
 
