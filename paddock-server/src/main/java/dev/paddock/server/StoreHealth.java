@@ -53,8 +53,11 @@ final class StoreHealth {
       if (stuck) {
         answered = false; // the stuck ping is no answer, whatever the next one finds
       }
+      // Read before the ping starts: one that comes back at once must not answer this check, which
+      // found the store stuck (the next check reads what it found).
+      boolean answer = answered;
       Thread.ofVirtual().name("paddock-store-ping").start(() -> ping(now));
-      stuck = false;
+      return answer;
     }
     return answered && !stuck;
   }
